@@ -1,0 +1,1 @@
+"""Thin adapters: CLI, KRM function, helm post-renderer, GitHub Action, controller."""

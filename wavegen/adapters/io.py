@@ -1,0 +1,88 @@
+"""Reading inputs from files, directories and stdin; atomic writes of outputs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import WavegenError
+from ..stream.engine import InputDocument
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN_NAME = "<stdin>"
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise WavegenError(f"cannot read: {err.strerror or type(err).__name__}", file=str(path)) from None
+
+
+def expand_paths(paths: Sequence[str]) -> list[Path | None]:
+    """Files named, and manifest files under directories named (sorted); None stands for stdin."""
+    expanded: list[Path | None] = []
+    for raw in paths:
+        if raw == "-":
+            expanded.append(None)
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in MANIFEST_SUFFIXES and p.is_file())
+            expanded.extend(found)
+        elif path.exists():
+            expanded.append(path)
+        else:
+            raise WavegenError("no such file or directory", file=raw)
+    return expanded
+
+
+def read_inputs(paths: Sequence[Path | None]) -> list[InputDocument]:
+    docs = []
+    for path in paths:
+        if path is None:
+            docs.append(InputDocument(STDIN_NAME, sys.stdin.buffer.read()))
+        else:
+            docs.append(InputDocument(str(path), _read(path)))
+    return docs
+
+
+def join_streams(outputs: Sequence[bytes]) -> bytes:
+    """Concatenate several YAML streams into one, adding separators only where needed."""
+    parts: list[bytes] = []
+    for index, data in enumerate(outputs):
+        if index and parts and parts[-1] and not parts[-1].endswith(b"\n"):
+            parts.append(b"\n")
+        if index and data and not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+            parts.append(b"---\n")
+        parts.append(data)
+    return b"".join(parts)
+
+
+def write_atomically(replacements: Sequence[tuple[Path, bytes]]) -> None:
+    """Write every file or none: all temp files first, then renames."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in replacements:
+            directory = path.parent if str(path.parent) else Path(".")
+            fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wavegen-tmp", dir=directory)
+            staged.append((temp, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(temp, path.stat().st_mode & 0o7777)
+        for temp, path in staged:
+            os.replace(temp, path)
+        staged.clear()
+    except OSError as err:
+        raise WavegenError(f"cannot write: {err.strerror or type(err).__name__}", file=str(err.filename or "")) from None
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)

@@ -1,0 +1,178 @@
+"""Renders plans and findings for people and machines: text, JSON, Mermaid, CI annotations."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.model import Finding, SourceKey
+from ..core.plan import Plan, TemplatePlan, WorkloadPlan
+
+_STATUS_TEXT = {
+    "annotated": "annotated",
+    "no-references": "not annotated",
+    "ignored": "ignored",
+    "not-opted-in": "not opted in",
+    "not-rolling": "left alone",
+    "no-template": "no pod template",
+}
+
+
+def _keys_text(keys: frozenset[str] | None) -> str:
+    return "all keys" if keys is None else ", ".join(sorted(keys)) or "no keys"
+
+
+def _template_hash(template: TemplatePlan) -> str | None:
+    for value in template.desired.values():
+        if value is not None and len(value) == 64:
+            return value
+    return None
+
+
+def explain_text(plan: Plan) -> str:
+    lines: list[str] = []
+    for workload in plan.workloads:
+        where = f"{workload.file}, document {workload.document}" if workload.file else f"document {workload.document}"
+        status = _STATUS_TEXT[workload.status]
+        reason = f": {workload.reason}" if workload.reason else ""
+        lines.append(f"{workload.display} ({where}): {status}{reason}")
+        for template in workload.templates:
+            digest = _template_hash(template)
+            path = ".".join(template.path) or "(pod)"
+            if digest:
+                state = "changes" if template.changed else "up to date"
+                lines.append(f"  template {path}: hash {digest} ({state})")
+            else:
+                lines.append(f"  template {path}")
+            if not template.references:
+                lines.append("    no ConfigMap or Secret references")
+            for resolved in template.references:
+                ref = resolved.reference
+                src = ref.source
+                lines.append(
+                    f"    {src.kind} {src.namespace}/{src.name} [{_keys_text(ref.keys)}] via {ref.field}: {resolved.state}"
+                )
+    if not plan.workloads:
+        lines.append("no workloads")
+    return "\n".join(lines) + "\n"
+
+
+def workload_json(workload: WorkloadPlan) -> dict[str, Any]:
+    return {
+        "apiVersion": workload.api_version,
+        "kind": workload.kind,
+        "namespace": workload.namespace,
+        "name": workload.name,
+        "status": workload.status,
+        "reason": workload.reason,
+        "changed": workload.changed,
+        "file": workload.file,
+        "document": workload.document,
+        "line": workload.line,
+        "templates": [
+            {
+                "path": ".".join(t.path),
+                "hash": _template_hash(t),
+                "changed": t.changed,
+                "annotations": dict(sorted(t.desired.items())),
+                "references": [
+                    {
+                        "kind": r.reference.source.kind,
+                        "namespace": r.reference.source.namespace,
+                        "name": r.reference.source.name,
+                        "keys": None if r.reference.keys is None else sorted(r.reference.keys),
+                        "optional": r.reference.optional,
+                        "field": r.reference.field,
+                        "state": r.state,
+                    }
+                    for r in t.references
+                ],
+            }
+            for t in workload.templates
+        ],
+    }
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "resource": finding.resource,
+        "field": finding.field,
+        "file": finding.file,
+        "document": finding.document,
+        "line": finding.line,
+    }
+
+
+def explain_json(plan: Plan) -> str:
+    data = {
+        "workloads": [workload_json(w) for w in plan.workloads],
+        "findings": [finding_json(f) for f in plan.findings],
+    }
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+
+def _mermaid_id(prefix: str, text: str) -> str:
+    return prefix + re.sub(r"[^A-Za-z0-9_]", "_", text)
+
+
+def mermaid_graph(plan: Plan, workloads: Sequence[WorkloadPlan] | None = None) -> str:
+    """A Mermaid flowchart: ConfigMaps/Secrets on the left, the workloads that see them on the right."""
+    chosen = plan.workloads if workloads is None else workloads
+    lines = ["graph LR"]
+    declared: set[str] = set()
+    for workload in chosen:
+        wid = _mermaid_id("w_", workload.display)
+        if wid not in declared:
+            declared.add(wid)
+            lines.append(f'  {wid}["{workload.kind} {workload.namespace}/{workload.name}"]')
+        edges: dict[SourceKey, set[str] | None] = {}
+        states: dict[SourceKey, str] = {}
+        for template in workload.templates:
+            for resolved in template.references:
+                key = resolved.reference.source
+                states[key] = resolved.state
+                keys = resolved.reference.keys
+                if key in edges and edges[key] is None:
+                    continue
+                edges[key] = None if keys is None else (edges.get(key) or set()) | set(keys)
+        for key in sorted(edges):
+            sid = _mermaid_id("s_", str(key))
+            if sid not in declared:
+                declared.add(sid)
+                shape = (
+                    f'[("{key.kind} {key.namespace}/{key.name}")]'
+                    if key.kind == "Secret"
+                    else f'["{key.kind} {key.namespace}/{key.name}"]'
+                )
+                lines.append(f"  {sid}{shape}")
+            seen = edges[key]
+            label = "all keys" if seen is None else ", ".join(sorted(seen))
+            arrow = "-.->" if states[key] != "present" else "-->"
+            lines.append(f'  {sid} {arrow}|"{label}"| {wid}')
+    return "\n".join(lines) + "\n"
+
+
+def finding_line(finding: Finding, github: bool = False) -> str:
+    """One line per finding; GitHub workflow-command syntax when running in Actions."""
+    if github:
+        level = {"error": "error", "warning": "warning"}.get(finding.severity.value, "notice")
+        params = []
+        if finding.file:
+            params.append(f"file={finding.file}")
+        if finding.line:
+            params.append(f"line={finding.line}")
+        message = finding.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::{level} {','.join(params)}::{message}" if params else f"::{level}::{message}"
+    where = []
+    if finding.file:
+        where.append(finding.file)
+    if finding.document:
+        where.append(f"document {finding.document}")
+    if finding.line:
+        where.append(f"line {finding.line}")
+    prefix = ", ".join(where)
+    return f"wavegen: {finding.severity.value}: {prefix + ': ' if prefix else ''}{finding.message}"

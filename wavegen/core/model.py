@@ -1,0 +1,115 @@
+"""Plain data types shared by the core: config sources, references, workloads, findings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+SourceKind = Literal["ConfigMap", "Secret"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SourceKey:
+    """Identity of a ConfigMap or Secret: kind, namespace and name."""
+
+    kind: SourceKind
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSource:
+    """A ConfigMap or Secret holding the data the API server would store.
+
+    ``text_data`` is a ConfigMap's ``data`` (always empty for a Secret).
+    ``binary_data`` is a ConfigMap's ``binaryData`` decoded from base64, or a
+    Secret's ``data`` decoded from base64 with ``stringData`` folded over it
+    (UTF-8 encoded), exactly as the API server stores it. An empty mapping and
+    an absent field are the same thing, as they are once stored.
+    """
+
+    key: SourceKey
+    text_data: Mapping[str, str]
+    binary_data: Mapping[str, bytes]
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    ignored: bool = False
+
+    def visible_items(self, keys: frozenset[str] | None) -> dict[str, bytes]:
+        """Return the key -> stored bytes a reference sees (all keys when ``keys`` is None)."""
+        merged: dict[str, bytes] = {k: v.encode("utf-8") for k, v in self.text_data.items()}
+        merged.update(self.binary_data)
+        if keys is None:
+            return merged
+        return {k: v for k, v in merged.items() if k in keys}
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One place a pod template names a ConfigMap or Secret.
+
+    ``keys`` is None when the reference can see every key (``envFrom``, a
+    volume without ``items``); otherwise the set of keys it can see.
+    ``field`` is a dotted path for messages, e.g.
+    ``spec.template.spec.containers[0].envFrom[1].configMapRef``.
+    """
+
+    source: SourceKey
+    keys: frozenset[str] | None
+    optional: bool
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A workload's identity and the parts of it the core reads."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    annotations: Mapping[str, str]
+    template_paths: tuple[tuple[str, ...], ...]
+    # Each entry is the pod template (the mapping holding metadata and spec)
+    # found at the corresponding template path.
+    templates: tuple[Mapping[str, Any], ...]
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class TypedScalar:
+    """A YAML scalar that is not a string (a number, boolean written as such, timestamp, ...).
+
+    Kept apart from ``str`` so the core can reject it where the API server
+    only accepts strings (ConfigMap data) instead of silently converting it.
+    """
+
+    tag: str
+    text: str
+
+
+class Severity(StrEnum):
+    """How serious a finding is."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something the user should know; never contains Secret values."""
+
+    severity: Severity
+    message: str
+    resource: str = ""
+    field: str = ""
+    file: str = ""
+    line: int = 0
+    document: int = 0

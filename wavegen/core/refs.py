@@ -1,0 +1,150 @@
+"""The one reference finder: every place a pod template names a ConfigMap or Secret."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from .model import Reference, SourceKey, SourceKind
+
+EXTRA_CONFIGMAPS = "wavegen.io/extra-configmaps"
+EXTRA_SECRETS = "wavegen.io/extra-secrets"
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _sequence(value: Any) -> Sequence[Any]:
+    return value if isinstance(value, list) else ()
+
+
+def _is_true(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
+    """Keys an ``items`` list narrows a volume to; None (all keys) without ``items``."""
+    items = source.get("items")
+    if not isinstance(items, list) or not items:
+        return None
+    return frozenset(i["key"] for i in items if isinstance(i, Mapping) and isinstance(i.get("key"), str))
+
+
+def _ref(
+    kind: SourceKind, namespace: str, name: Any, keys: frozenset[str] | None, optional: Any, field: str
+) -> Iterator[Reference]:
+    if isinstance(name, str) and name:
+        yield Reference(SourceKey(kind, namespace, name), keys, _is_true(optional), field)
+
+
+def _volume_refs(volumes: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+    for vi, volume in enumerate(volumes):
+        volume = _mapping(volume)
+        field = f"{base}.volumes[{vi}]"
+        cm = volume.get("configMap")
+        if isinstance(cm, Mapping):
+            yield from _ref("ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{field}.configMap")
+        secret = volume.get("secret")
+        if isinstance(secret, Mapping):
+            yield from _ref(
+                "Secret", namespace, secret.get("secretName"), _items_keys(secret), secret.get("optional"), f"{field}.secret"
+            )
+        projected = volume.get("projected")
+        if isinstance(projected, Mapping):
+            for si, projection in enumerate(_sequence(projected.get("sources"))):
+                projection = _mapping(projection)
+                pfield = f"{field}.projected.sources[{si}]"
+                cm = projection.get("configMap")
+                if isinstance(cm, Mapping):
+                    yield from _ref(
+                        "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{pfield}.configMap"
+                    )
+                secret = projection.get("secret")
+                if isinstance(secret, Mapping):
+                    yield from _ref(
+                        "Secret", namespace, secret.get("name"), _items_keys(secret), secret.get("optional"), f"{pfield}.secret"
+                    )
+
+
+def _container_refs(containers: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+    for ci, container in enumerate(containers):
+        container = _mapping(container)
+        cfield = f"{base}[{ci}]"
+        for ei, env_from in enumerate(_sequence(container.get("envFrom"))):
+            env_from = _mapping(env_from)
+            cm = env_from.get("configMapRef")
+            if isinstance(cm, Mapping):
+                yield from _ref(
+                    "ConfigMap", namespace, cm.get("name"), None, cm.get("optional"), f"{cfield}.envFrom[{ei}].configMapRef"
+                )
+            secret = env_from.get("secretRef")
+            if isinstance(secret, Mapping):
+                yield from _ref(
+                    "Secret", namespace, secret.get("name"), None, secret.get("optional"), f"{cfield}.envFrom[{ei}].secretRef"
+                )
+        for ei, env in enumerate(_sequence(container.get("env"))):
+            value_from = _mapping(_mapping(env).get("valueFrom"))
+            cm = value_from.get("configMapKeyRef")
+            if isinstance(cm, Mapping) and isinstance(cm.get("key"), str):
+                yield from _ref(
+                    "ConfigMap",
+                    namespace,
+                    cm.get("name"),
+                    frozenset((cm["key"],)),
+                    cm.get("optional"),
+                    f"{cfield}.env[{ei}].valueFrom.configMapKeyRef",
+                )
+            secret = value_from.get("secretKeyRef")
+            if isinstance(secret, Mapping) and isinstance(secret.get("key"), str):
+                yield from _ref(
+                    "Secret",
+                    namespace,
+                    secret.get("name"),
+                    frozenset((secret["key"],)),
+                    secret.get("optional"),
+                    f"{cfield}.env[{ei}].valueFrom.secretKeyRef",
+                )
+
+
+def _extra_refs(annotations: Mapping[str, str], annotation: str, kind: SourceKind, namespace: str) -> Iterator[Reference]:
+    value = annotations.get(annotation)
+    if not isinstance(value, str):
+        return
+    for entry in value.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        ns, sep, name = entry.partition("/")
+        if not sep:
+            ns, name = namespace, entry
+        yield Reference(SourceKey(kind, ns.strip(), name.strip()), None, False, f"metadata.annotations[{annotation}]")
+
+
+def pod_spec_references(pod_spec: Mapping[str, Any], namespace: str, spec_field: str) -> list[Reference]:
+    """Every ConfigMap/Secret reference of one pod spec, in document order."""
+    refs = list(_volume_refs(_sequence(pod_spec.get("volumes")), namespace, spec_field))
+    refs.extend(_container_refs(_sequence(pod_spec.get("initContainers")), namespace, f"{spec_field}.initContainers"))
+    refs.extend(_container_refs(_sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers"))
+    return refs
+
+
+def extra_references(
+    annotations: Mapping[str, str], namespace: str, configmaps_key: str = EXTRA_CONFIGMAPS, secrets_key: str = EXTRA_SECRETS
+) -> list[Reference]:
+    """Explicit extra dependencies declared in workload annotations (``name`` or ``namespace/name``)."""
+    refs = list(_extra_refs(annotations, configmaps_key, "ConfigMap", namespace))
+    refs.extend(_extra_refs(annotations, secrets_key, "Secret", namespace))
+    return refs
+
+
+def merge_visible_keys(refs: Sequence[Reference]) -> dict[SourceKey, frozenset[str] | None]:
+    """Union of the keys each source is seen through; None once any reference sees all keys."""
+    merged: dict[SourceKey, frozenset[str] | None] = {}
+    for ref in refs:
+        if ref.source in merged:
+            current = merged[ref.source]
+            merged[ref.source] = None if current is None or ref.keys is None else current | ref.keys
+        else:
+            merged[ref.source] = ref.keys
+    return merged

@@ -1,0 +1,81 @@
+"""Turns ConfigMap and Secret bodies into ConfigSource values, as the API server would store them."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import WavegenError
+from .model import ConfigSource, SourceKey, SourceKind
+
+IGNORE_ANNOTATION = "wavegen.io/ignore"
+
+
+class SourceError(WavegenError):
+    """Invalid ConfigMap/Secret content; ``field`` is the dotted path, for locating the line."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str]:
+    value = body.get(field)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SourceError(f"{what}: '{field}' must be a mapping of key to string", field)
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise SourceError(f"{what}: '{field}' has a non-string key", field)
+        if item is None:
+            item = ""
+        if not isinstance(item, str):
+            raise SourceError(
+                f"{what}: '{field}.{key}' is not a string (the API server rejects it; quote the value)", f"{field}.{key}"
+            )
+        out[key] = item
+    return out
+
+
+def _decode_map(raw: Mapping[str, str], field: str, what: str) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for key, text in raw.items():
+        try:
+            # The API server decodes with Go's StdEncoding, which skips CR and LF.
+            out[key] = base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True)
+        except (binascii.Error, ValueError):
+            # Never echo the value: it may be a secret.
+            raise SourceError(f"{what}: '{field}.{key}' is not valid base64", f"{field}.{key}") from None
+    return out
+
+
+def metadata_annotations(body: Mapping[str, Any]) -> dict[str, str]:
+    """String-valued annotations of an object's metadata (others are ignored)."""
+    metadata = body.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    if not isinstance(annotations, Mapping):
+        return {}
+    return {k: v for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def config_source(kind: SourceKind, namespace: str, name: str, body: Mapping[str, Any]) -> ConfigSource:
+    """Build the stored form of a ConfigMap or Secret body; raises SourceError on invalid content."""
+    what = f"{kind} {namespace}/{name}"
+    annotations = metadata_annotations(body)
+    ignored = annotations.get(IGNORE_ANNOTATION, "").lower() == "true"
+    key = SourceKey(kind, namespace, name)
+    if kind == "ConfigMap":
+        text_data = _string_map(body, "data", what)
+        binary = _decode_map(_string_map(body, "binaryData", what), "binaryData", what)
+        overlap = sorted(set(text_data) & set(binary))
+        if overlap:
+            raise SourceError(f"{what}: key '{overlap[0]}' is in both data and binaryData", f"binaryData.{overlap[0]}")
+        return ConfigSource(key, text_data, binary, annotations, ignored)
+    data = _decode_map(_string_map(body, "data", what), "data", what)
+    for string_key, text in _string_map(body, "stringData", what).items():
+        data[string_key] = text.encode("utf-8")
+    return ConfigSource(key, {}, data, annotations, ignored)

@@ -1,0 +1,1 @@
+"""Bytes to documents and back: split, parse what matters, splice annotation lines."""

@@ -1,0 +1,252 @@
+"""Runs the core over byte streams: parse the documents that matter, plan, splice, re-assemble."""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node
+
+from ..core.model import Finding, Severity
+from ..core.plan import KubeObject, Options, Plan, plan
+from ..errors import WavegenError
+from . import fallback
+from .nodes import compose, iter_list_items, line_of, node_at, to_python, validate_piece, yaml_error
+from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
+from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
+
+_KIND = re.compile(r"""^(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)""", re.M)
+_ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
+
+
+@dataclass(frozen=True, slots=True)
+class InputDocument:
+    """One named input: a file's bytes, or standard input's."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(slots=True)
+class _Located:
+    file: int
+    piece: int
+    item: int | None
+    node: Node
+
+
+@dataclass(slots=True)
+class _ParsedFile:
+    source: InputDocument
+    bom: str
+    pieces: list[Piece]
+    docs: dict[int, DocumentText] = field(default_factory=dict)
+    aliased: set[int] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class Result:
+    """What a run produced: new bytes per input, the plan, and findings (errors stop output)."""
+
+    outputs: list[bytes]
+    plan: Plan
+    findings: list[Finding]
+    fallbacks: list[str]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    def changed(self, inputs: Sequence[InputDocument]) -> list[int]:
+        return [i for i, doc in enumerate(inputs) if doc.data != self.outputs[i]]
+
+
+def decode(source: InputDocument) -> tuple[str, str]:
+    """UTF-8 text of an input and its byte-order mark, if any."""
+    try:
+        text = source.data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = source.data[: err.start].count(b"\n") + 1
+        raise WavegenError("not UTF-8 text (binary data?)", file=source.name, line=line) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise WavegenError("NUL byte in input (binary data?)", file=source.name, line=line)
+    bom = BOM if text.startswith(BOM) else ""
+    return text[len(bom) :], bom
+
+
+class Engine:
+    """Parses inputs into core objects and renders a plan back into bytes."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.relevant_kinds = _ALWAYS_PARSED | options.workloads.kind_names()
+        self.files: list[_ParsedFile] = []
+        self.objects: list[KubeObject] = []
+        self.located: dict[int, _Located] = {}
+
+    def _relevant(self, piece: Piece) -> bool:
+        match = _KIND.search(piece.text)
+        if match:
+            kind = match.group(1)
+            return kind in self.relevant_kinds or kind.endswith("List")
+        return piece.has_content()
+
+    def _add_object(self, body: Any, node: Node, file_index: int, piece_index: int, item: int | None) -> None:
+        parsed = self.files[file_index]
+        piece = parsed.pieces[piece_index]
+        uid = len(self.objects)
+        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + node.start_mark.line + 1))
+        self.located[uid] = _Located(file_index, piece_index, item, node)
+
+    def _check_object(self, body: Any, node: Node) -> None:
+        if not isinstance(body, dict):
+            what = "a sequence" if isinstance(body, list) else "a scalar"
+            raise WavegenError(f"document is {what}, not a Kubernetes object", line=node.start_mark.line + 1)
+        if "apiVersion" in body or "kind" in body:
+            for key in ("apiVersion", "kind"):
+                if not isinstance(body.get(key), str) or not body.get(key):
+                    raise WavegenError(f"object has no '{key}'", line=node.start_mark.line + 1)
+            metadata = body.get("metadata")
+            kind = body["kind"]
+            named = isinstance(metadata, dict) and isinstance(metadata.get("name"), str) and metadata["name"]
+            if kind in self.relevant_kinds and kind != "List" and not named:
+                raise WavegenError(f"{kind} has no 'metadata.name'", line=node.start_mark.line + 1)
+
+    def add(self, source: InputDocument) -> None:
+        """Parse one input; raises WavegenError (one line, positioned) on bad input."""
+        text, bom = decode(source)
+        check_line_breaks(text, source.name)
+        pieces = split_stream(text)
+        file_index = len(self.files)
+        parsed = _ParsedFile(source, bom, pieces)
+        self.files.append(parsed)
+        for piece_index, piece in enumerate(pieces):
+            self._add_piece(parsed, file_index, piece_index, piece)
+
+    def _add_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
+        source = parsed.source
+        try:
+            if not self._relevant(piece):
+                validate_piece(piece.text)
+                return
+            root = compose(piece.text)
+            if root is None:
+                return
+            converted = to_python(root, "&" in piece.text)
+            self._check_object(converted.value, root)
+        except yaml.YAMLError as err:
+            raise yaml_error(err, source.name, piece.number, piece.line) from None
+        except RecursionError:
+            raise WavegenError(
+                "document nests too deeply", file=source.name, document=piece.number, line=piece.line + 1
+            ) from None
+        except WavegenError as err:
+            raise err.located(file=source.name, document=piece.number, line_offset=piece.line) from None
+        if converted.has_alias:
+            parsed.aliased.add(piece_index)
+        body = converted.value
+        if not isinstance(body, dict) or "kind" not in body:
+            return
+        if str(body.get("kind", "")).endswith("List") and isinstance(body.get("items"), list):
+            for item_index, item_node in iter_list_items(root):
+                item = body["items"][item_index]
+                if isinstance(item, dict) and "kind" in item:
+                    self._add_object(item, item_node, file_index, piece_index, item_index)
+            return
+        self._add_object(body, root, file_index, piece_index, None)
+
+    def _locate_finding(self, finding: Finding) -> Finding:
+        if not finding.field or not finding.resource:
+            return finding
+        for uid, obj in enumerate(self.objects):
+            if obj.file == finding.file and obj.line == finding.line and obj.document == finding.document:
+                node = self.located[uid].node
+                line = obj.line - 1 - node.start_mark.line + line_of(node, finding.field)
+                return Finding(
+                    finding.severity, finding.message, finding.resource, finding.field, finding.file, line, finding.document
+                )
+        return finding
+
+    def plan(self) -> Plan:
+        result = plan(self.objects, self.options)
+        result.findings = [self._locate_finding(f) for f in result.findings]
+        return result
+
+    def render(self, result: Plan) -> tuple[list[bytes], list[str]]:
+        """New bytes for every input, and the names of documents that needed a round trip."""
+        edits: dict[tuple[int, int], list[Edit]] = {}
+        changes: dict[tuple[int, int], list[fallback.Change]] = {}
+        unsafe: set[tuple[int, int]] = set()
+        for workload in result.workloads:
+            if not workload.changed:
+                continue
+            where = self.located[workload.uid]
+            key = (where.file, where.piece)
+            parsed = self.files[where.file]
+            for template in workload.templates:
+                if not template.changed:
+                    continue
+                changes.setdefault(key, []).append((where.item, template.path, template.desired))
+                if key in unsafe:
+                    continue
+                if where.piece in parsed.aliased:
+                    unsafe.add(key)
+                    continue
+                doc = parsed.docs.get(where.piece)
+                if doc is None:
+                    text = parsed.pieces[where.piece].text
+                    doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
+                node = node_at(where.node, template.path)
+                try:
+                    if node is None or not isinstance(node, MappingNode):
+                        raise Unsafe("template not found")
+                    edits.setdefault(key, []).extend(template_edits(doc, node, template.desired))
+                except Unsafe:
+                    unsafe.add(key)
+        outputs: list[bytes] = []
+        fallbacks: list[str] = []
+        for file_index, parsed in enumerate(self.files):
+            chunks: list[str] = [parsed.bom]
+            for piece_index, piece in enumerate(parsed.pieces):
+                key = (file_index, piece_index)
+                if key in unsafe:
+                    try:
+                        chunks.append(fallback.roundtrip(piece.text, changes[key]))
+                    except WavegenError as err:
+                        raise err.located(file=parsed.source.name, document=piece.number, line_offset=piece.line) from None
+                    fallbacks.append(f"{parsed.source.name}, document {piece.number}")
+                elif key in edits:
+                    try:
+                        chunks.append(apply_edits(piece.text, edits[key]))
+                    except Unsafe:
+                        chunks.append(fallback.roundtrip(piece.text, changes[key]))
+                        fallbacks.append(f"{parsed.source.name}, document {piece.number}")
+                else:
+                    chunks.append(piece.text)
+            outputs.append("".join(chunks).encode("utf-8"))
+        return outputs, fallbacks
+
+
+def run(inputs: Sequence[InputDocument], options: Options) -> Result:
+    """Parse every input as one bundle, plan, and render; bad input raises WavegenError."""
+    # Parsed documents stay alive until rendering and form no cycles; the
+    # cyclic collector would rescan them again and again (it tripled run time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        engine = Engine(options)
+        for source in inputs:
+            engine.add(source)
+        result = engine.plan()
+        if result.has_errors:
+            return Result([s.data for s in inputs], result, result.findings, [])
+        outputs, fallbacks = engine.render(result)
+        return Result(outputs, result, result.findings, fallbacks)
+    finally:
+        if collecting:
+            gc.enable()

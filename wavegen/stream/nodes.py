@@ -1,0 +1,244 @@
+"""Composes one document with libyaml and converts its node tree to plain Python values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from ..core.model import TypedScalar
+from ..errors import WavegenError
+
+try:
+    from yaml import CSafeLoader as _Loader
+    from yaml._yaml import CParser as _CParser
+
+    HAVE_LIBYAML = True
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+    HAVE_LIBYAML = False
+
+STR_TAG = "tag:yaml.org,2002:str"
+NULL_TAG = "tag:yaml.org,2002:null"
+BOOL_TAG = "tag:yaml.org,2002:bool"
+MERGE_TAG = "tag:yaml.org,2002:merge"
+_TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
+
+# An alias can make a small document describe an enormous one; refuse before expanding.
+MAX_EXPANDED_NODES = 1_000_000
+
+
+def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int) -> WavegenError:
+    """One-line message for a libyaml/PyYAML error, positioned in the whole stream."""
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    context = getattr(err, "context", None)
+    text = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    line = mark.line + 1 + line_offset if mark is not None else 0
+    return WavegenError(text, file=file, document=document, line=line)
+
+
+def validate_stream(text: str, file: str) -> None:
+    """Syntax-check a whole stream in C without building any Python objects."""
+    if not HAVE_LIBYAML:  # pragma: no cover
+        try:
+            for _ in yaml.parse(text, Loader=_Loader):
+                pass
+        except yaml.YAMLError as err:
+            raise yaml_error(err, file, 0, 0) from None
+        return
+    try:
+        _CParser(text).raw_parse()
+    except yaml.YAMLError as err:
+        raise yaml_error(err, file, 0, 0) from None
+
+
+def validate_piece(text: str) -> None:
+    """Syntax-check one document we do not otherwise parse (raises yaml.YAMLError)."""
+    if HAVE_LIBYAML:
+        _CParser(text).raw_parse()
+    else:  # pragma: no cover
+        for _ in yaml.parse(text, Loader=_Loader):
+            pass
+
+
+def compose(text: str) -> Node | None:
+    """The node tree of a single-document text (None for an empty one)."""
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+@dataclass(slots=True)
+class Converted:
+    value: Any
+    has_alias: bool
+
+
+class DuplicateKeyError(WavegenError):
+    pass
+
+
+def _scalar(node: ScalarNode) -> Any:
+    tag = node.tag
+    if tag == STR_TAG:
+        return node.value
+    if tag == NULL_TAG:
+        return None
+    if tag == BOOL_TAG:
+        return node.value.lower() in _TRUE_WORDS
+    return TypedScalar(tag, node.value)
+
+
+def _expanded_size(node: Node, sizes: dict[int, int]) -> int:
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # provisional, guards against recursive aliases
+    if isinstance(node, MappingNode):
+        total = 1 + sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+    elif isinstance(node, SequenceNode):
+        total = 1 + sum(_expanded_size(child, sizes) for child in node.value)
+    else:
+        total = 1
+    sizes[id(node)] = min(total, MAX_EXPANDED_NODES + 1)
+    return sizes[id(node)]
+
+
+def _duplicate(key: Any, key_node: Node) -> DuplicateKeyError:
+    return DuplicateKeyError(f"duplicate key {key!r}", line=key_node.start_mark.line + 1)
+
+
+class _NeedsAliasPath(Exception):
+    pass
+
+
+def _plain(node: Node) -> Any:
+    """Fast conversion for documents without anchors (no aliases, no merge keys possible)."""
+    node_type = type(node)
+    if node_type is ScalarNode:
+        if node.tag == STR_TAG:
+            return node.value
+        return _scalar(node)  # type: ignore[arg-type]
+    if node_type is MappingNode:
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is ScalarNode and key_node.tag == STR_TAG:
+                key = key_node.value
+            elif key_node.tag == MERGE_TAG:
+                raise _NeedsAliasPath
+            else:
+                key = _plain(key_node)
+                if isinstance(key, (list, dict)):
+                    key = repr(key)
+            if key in mapping:
+                raise _duplicate(key, key_node)
+            mapping[key] = _plain(value_node)
+        return mapping
+    if node_type is SequenceNode:
+        return [_plain(child) for child in node.value]
+    raise WavegenError(f"unsupported YAML node {node_type.__name__}")  # pragma: no cover
+
+
+def to_python(root: Node, may_have_anchors: bool = True) -> Converted:
+    """Convert a node tree; duplicate keys are errors, aliases are shared, not expanded."""
+    if not may_have_anchors:
+        try:
+            return Converted(_plain(root), False)
+        except _NeedsAliasPath:
+            pass
+    memo: dict[int, Any] = {}
+    has_alias = False
+
+    def convert(node: Node) -> Any:
+        nonlocal has_alias
+        key = id(node)
+        if key in memo:
+            has_alias = True
+            return memo[key]
+        if isinstance(node, ScalarNode):
+            value = _scalar(node)
+            memo[key] = value
+            return value
+        if isinstance(node, SequenceNode):
+            items: list[Any] = []
+            memo[key] = items
+            items.extend(convert(child) for child in node.value)
+            return items
+        if isinstance(node, MappingNode):
+            mapping: dict[Any, Any] = {}
+            memo[key] = mapping
+            merges: list[Node] = []
+            for key_node, value_node in node.value:
+                if key_node.tag == MERGE_TAG:
+                    merges.append(value_node)
+                    continue
+                k = convert(key_node)
+                if isinstance(k, (list, dict)):
+                    k = repr(k)
+                if k in mapping:
+                    raise _duplicate(k, key_node)
+                mapping[k] = convert(value_node)
+            for merge_node in merges:
+                has_alias = True
+                sources = merge_node.value if isinstance(merge_node, SequenceNode) else [merge_node]
+                for source in sources:
+                    merged = convert(source)
+                    if isinstance(merged, dict):
+                        for mk, mv in merged.items():
+                            mapping.setdefault(mk, mv)
+            return mapping
+        raise WavegenError(f"unsupported YAML node {type(node).__name__}")  # pragma: no cover
+
+    value = convert(root)
+    if has_alias and _expanded_size(root, {}) > MAX_EXPANDED_NODES:
+        raise WavegenError(
+            f"aliases expand this document to more than {MAX_EXPANDED_NODES:,} nodes; refusing it",
+            line=root.start_mark.line + 1,
+        )
+    return Converted(value, has_alias)
+
+
+def mapping_get(node: MappingNode, key: str) -> tuple[Node, Node] | None:
+    """The (key node, value node) pair for a string key of a mapping node."""
+    for key_node, value_node in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key and key_node.tag == STR_TAG:
+            return key_node, value_node
+    return None
+
+
+def node_at(root: Node, path: tuple[str, ...]) -> Node | None:
+    """Follow mapping keys from root; None where the path does not exist."""
+    node: Node | None = root
+    for part in path:
+        if not isinstance(node, MappingNode):
+            return None
+        pair = mapping_get(node, part)
+        node = pair[1] if pair else None
+    return node
+
+
+def line_of(root: Node, dotted: str) -> int:
+    """1-based line (within the document) of a dotted field path, or of the root when not found."""
+    node: Node = root
+    for part in dotted.split("."):
+        if not isinstance(node, MappingNode):
+            break
+        pair = mapping_get(node, part)
+        if pair is None:
+            break
+        node = pair[1] if part != dotted.split(".")[-1] else pair[0]
+    return int(node.start_mark.line) + 1
+
+
+def iter_list_items(root: Node) -> Iterator[tuple[int, Node]]:
+    """Items of a ``kind: List`` document's ``items`` sequence."""
+    items = node_at(root, ("items",))
+    if isinstance(items, SequenceNode):
+        yield from enumerate(items.value)

@@ -1,0 +1,198 @@
+"""Computes text edits that set or remove pod-template annotations at located nodes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from yaml.nodes import MappingNode, Node, ScalarNode
+
+from .nodes import NULL_TAG, mapping_get
+
+
+class Unsafe(Exception):
+    """This document cannot be edited as text; it needs a structural round trip."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+class DocumentText:
+    """A document's text with libyaml (line, column) marks mapped to offsets."""
+
+    def __init__(self, text: str, starts: Sequence[int]) -> None:
+        self.text = text
+        self.starts = starts
+        self.eol = "\r\n" if "\r\n" in text else "\n"
+
+    def offset(self, line: int, column: int) -> int:
+        return self.starts[line] + column
+
+    def node_start(self, node: Node) -> int:
+        return self.offset(node.start_mark.line, node.start_mark.column)
+
+    def node_end(self, node: Node) -> int:
+        return self.offset(node.end_mark.line, node.end_mark.column)
+
+    def line_start(self, line: int) -> int:
+        return self.starts[line]
+
+    def next_line_start(self, line: int) -> int:
+        return self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping edits; zero-width insertions at a position go before replacements there."""
+    out: list[str] = []
+    position = 0
+    for edit in sorted(edits):
+        if edit.start < position:
+            raise Unsafe("overlapping edits")
+        out.append(text[position : edit.start])
+        out.append(edit.text)
+        position = edit.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _quote(value: str) -> str:
+    return json.dumps(value)
+
+
+def _is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == NULL_TAG
+
+
+def _block_indent_step(doc: DocumentText, mapping: MappingNode) -> int:
+    """The indentation step a block mapping's children use (2 when nothing tells)."""
+    base = mapping.value[0][0].start_mark.column
+    for _, value in mapping.value:
+        if isinstance(value, MappingNode) and not value.flow_style and value.value:
+            step = value.value[0][0].start_mark.column - base
+            if step > 0:
+                return int(step)
+    return 2
+
+
+def _render_block(entries: Mapping[str, object], column: int, step: int, eol: str) -> str:
+    lines: list[str] = []
+    for key, value in entries.items():
+        if isinstance(value, Mapping):
+            lines.append(f"{' ' * column}{key}:{eol}")
+            lines.append(_render_block(value, column + step, step, eol))
+        else:
+            lines.append(f"{' ' * column}{key}: {_quote(str(value))}{eol}")
+    return "".join(lines)
+
+
+def _render_flow(entries: Mapping[str, object]) -> str:
+    parts = []
+    for key, value in entries.items():
+        if isinstance(value, Mapping):
+            parts.append(f"{_quote(key)}: {{{_render_flow(value)}}}")
+        else:
+            parts.append(f"{_quote(key)}: {_quote(str(value))}")
+    return ", ".join(parts)
+
+
+def _insert_entries(doc: DocumentText, mapping: MappingNode, entries: Mapping[str, object]) -> Edit:
+    """Insert entries as the first keys of a mapping, in its own style."""
+    if mapping.flow_style:
+        brace = doc.node_start(mapping)
+        if doc.text[brace : brace + 1] != "{":
+            raise Unsafe("flow mapping without a brace")
+        if not mapping.value:
+            return Edit(brace + 1, brace + 1, _render_flow(entries))
+        first_key = mapping.value[0][0]
+        if first_key.start_mark.line > mapping.start_mark.line:
+            indent = " " * first_key.start_mark.column
+            return Edit(brace + 1, brace + 1, f"{doc.eol}{indent}{_render_flow(entries)},")
+        return Edit(brace + 1, brace + 1, f"{_render_flow(entries)}, ")
+    if not mapping.value:
+        raise Unsafe("empty block mapping")
+    first_key = mapping.value[0][0]
+    line = first_key.start_mark.line
+    column = first_key.start_mark.column
+    line_start = doc.line_start(line)
+    if doc.text[line_start : line_start + column].strip(" "):
+        raise Unsafe("mapping does not start its own line")
+    step = _block_indent_step(doc, mapping)
+    return Edit(line_start, line_start, _render_block(entries, column, step, doc.eol))
+
+
+def _replace_scalar(doc: DocumentText, node: Node, value: str) -> Edit | None:
+    if not isinstance(node, ScalarNode) or node.style not in (None, "'", '"'):
+        raise Unsafe("annotation value is not a one-line scalar")
+    if node.start_mark.line != node.end_mark.line:
+        raise Unsafe("annotation value spans lines")
+    if node.tag == "tag:yaml.org,2002:str" and node.value == value:
+        return None
+    quote = "'" if node.style == "'" else '"'
+    rendered = f"'{value}'" if quote == "'" else _quote(value)
+    return Edit(doc.node_start(node), doc.node_end(node), rendered)
+
+
+def _remove_pair(doc: DocumentText, mapping: MappingNode, key_node: Node, value_node: Node) -> Edit:
+    if mapping.flow_style:
+        raise Unsafe("removal from a flow mapping")
+    line = key_node.start_mark.line
+    if value_node.end_mark.line != line:
+        raise Unsafe("annotation value spans lines")
+    line_start = doc.line_start(line)
+    if doc.text[line_start : doc.node_start(key_node)].strip(" "):
+        raise Unsafe("annotation does not start its own line")
+    return Edit(line_start, doc.next_line_start(line), "")
+
+
+def template_edits(doc: DocumentText, template: Node, desired: Mapping[str, str | None]) -> list[Edit]:
+    """Edits that make a pod template's annotations match ``desired`` (None = remove)."""
+    if not isinstance(template, MappingNode):
+        raise Unsafe("pod template is not a mapping")
+    to_set = {k: v for k, v in desired.items() if v is not None}
+    to_remove = [k for k, v in desired.items() if v is None]
+    metadata_pair = mapping_get(template, "metadata")
+    if metadata_pair is None or _is_null(metadata_pair[1]):
+        if not to_set:
+            return []
+        if metadata_pair is not None:
+            raise Unsafe("null metadata")
+        return [_insert_entries(doc, template, {"metadata": {"annotations": to_set}})]
+    metadata = metadata_pair[1]
+    if not isinstance(metadata, MappingNode):
+        raise Unsafe("metadata is not a mapping")
+    annotations_pair = mapping_get(metadata, "annotations")
+    if annotations_pair is None or _is_null(annotations_pair[1]):
+        if not to_set:
+            return []
+        if annotations_pair is not None:
+            raise Unsafe("null annotations")
+        if not metadata.value:
+            raise Unsafe("empty metadata")
+        return [_insert_entries(doc, metadata, {"annotations": to_set})]
+    annotations = annotations_pair[1]
+    if not isinstance(annotations, MappingNode):
+        raise Unsafe("annotations is not a mapping")
+    edits: list[Edit] = []
+    new_entries: dict[str, object] = {}
+    for key, value in to_set.items():
+        pair = mapping_get(annotations, key)
+        if pair is None:
+            new_entries[key] = value
+            continue
+        edit = _replace_scalar(doc, pair[1], value)
+        if edit is not None:
+            edits.append(edit)
+    for key in to_remove:
+        pair = mapping_get(annotations, key)
+        if pair is not None:
+            edits.append(_remove_pair(doc, annotations, pair[0], pair[1]))
+    if new_entries:
+        if not annotations.value and not annotations.flow_style:
+            raise Unsafe("empty block annotations")
+        edits.append(_insert_entries(doc, annotations, new_entries))
+    return edits

@@ -1,0 +1,81 @@
+"""Splits a YAML stream into document pieces whose concatenation is the stream, byte for byte."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from ..errors import WavegenError
+
+# libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
+LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
+_DOC_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.M)
+_DOC_END = re.compile(r"^\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)", re.M)
+_DIRECTIVE_LINE = re.compile(r"^%[^\r\n]*\r?\n\Z")
+_NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
+BOM = "\ufeff"
+
+
+@dataclass(slots=True)
+class Piece:
+    """A slice of the stream holding at most one document (plus its marker lines and comments)."""
+
+    text: str
+    line: int  # 0-based line of the first character, in the whole stream
+    number: int  # document number for messages, 1-based
+
+    def has_content(self) -> bool:
+        """Whether anything but markers, directives, comments and blank lines is in the piece."""
+        return any(not _NON_CONTENT_LINE.fullmatch(line) for line in self.text.splitlines())
+
+
+def count_lines(text: str) -> int:
+    """Number of line breaks in text, as libyaml counts them (lone CRs are refused earlier)."""
+    if any(ch in text for ch in _EXOTIC_BREAKS):
+        return len(LINE_BREAK.findall(text))
+    return text.count("\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which each line of text begins."""
+    return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
+
+
+def check_line_breaks(text: str, file: str) -> None:
+    """Refuse lone CR line breaks: document boundaries could not be found reliably."""
+    if "\r" not in text:
+        return
+    normalized = text.replace("\r\n", "\n")
+    lone = normalized.find("\r")
+    if lone >= 0:
+        line = normalized.count("\n", 0, lone) + 1
+        raise WavegenError("lone carriage return (CR) line break; use LF or CRLF line endings", file=file, line=line)
+
+
+def split_stream(text: str) -> list[Piece]:
+    """Split at document markers; a ``---`` line starts a piece, a ``...`` line ends one."""
+    cuts = {0, len(text)}
+    for match in _DOC_START.finditer(text):
+        cut = match.start()
+        # Directives (%YAML, %TAG) belong to the document they precede.
+        while cut > 0:
+            previous = text.rfind("\n", 0, cut - 1) + 1
+            if _DIRECTIVE_LINE.match(text[previous:cut]):
+                cut = previous
+            else:
+                break
+        cuts.add(cut)
+    for match in _DOC_END.finditer(text):
+        cuts.add(match.end())
+    ordered = sorted(cuts)
+    pieces: list[Piece] = []
+    line = 0
+    for number, (start, end) in enumerate(itertools.pairwise(ordered), start=1):
+        chunk = text[start:end]
+        pieces.append(Piece(chunk, line, number))
+        line += count_lines(chunk)
+    if not pieces:
+        pieces.append(Piece("", 0, 1))
+    return pieces
