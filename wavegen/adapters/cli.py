@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -53,6 +52,8 @@ def cmd_transform(args: argparse.Namespace) -> int:
     if result.has_errors:
         return EXIT_FINDINGS
     if args.check:
+        import difflib
+
         stale = result.changed(inputs)
         for index in stale:
             name = inputs[index].name
@@ -89,7 +90,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if result.has_errors else EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+BUILTIN_COMMANDS = frozenset(("transform", "explain"))
+
+
+def _requested_command(argv: Sequence[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The CLI parser; plugin commands are imported only when one of them may be asked for."""
     parser = argparse.ArgumentParser(
         prog="wavegen",
         description="Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change.",
@@ -112,19 +121,24 @@ def build_parser() -> argparse.ArgumentParser:
     add_core_flags(explain)
     explain.set_defaults(func=cmd_explain)
 
-    for module_name in PLUGGABLE_COMMANDS:
+    # The hot path (transform/explain in a pipeline) skips importing adapters it does not use.
+    wanted = _requested_command(sys.argv[1:] if argv is None else argv)
+    plugins = () if wanted in BUILTIN_COMMANDS else PLUGGABLE_COMMANDS
+    for module_name in plugins:
         try:
             module = importlib.import_module(f"{__package__}.{module_name}")
         except ModuleNotFoundError as err:
             if err.name == f"{__package__}.{module_name}":
                 continue
             raise
-        module.register(sub)
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -271,7 +271,7 @@ def _selection(kind_known: bool, annotations: Mapping[str, str], options: Option
 
 
 def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, ConfigSource], options: Options) -> list[Finding]:
-    if options.missing == "ignore" or workload.status != "annotated":
+    if options.missing == "ignore" or workload.status not in ("annotated", "no-references"):
         return []
     severity = Severity.ERROR if options.missing == "error" else Severity.WARNING
     findings = []

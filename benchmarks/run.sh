@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Run the benchmarks and record their results under benchmarks/results/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${WAVEGEN_VENV:-$HOME/.cache/wavegen-venv}
+"$VENV/bin/python" benchmarks/transform_bench.py --with-slow "$@"

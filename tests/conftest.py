@@ -1,0 +1,19 @@
+"""Shared pytest helpers: the repository root and the wavegen command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def wavegen_cmd() -> list[str]:
+    """How to run the installed CLI as a separate process (console script, else python -m)."""
+    script = shutil.which("wavegen", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    return [script] if script else [sys.executable, "-m", "wavegen"]

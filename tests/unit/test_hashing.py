@@ -1,0 +1,89 @@
+"""The canonical hash: the README's worked example, stored-form rules, and HMAC mode."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+import pytest
+
+from wavegen.core.hashing import canonical_bytes, config_hash
+from wavegen.core.sources import SourceError, config_source
+
+# The README's worked example; the digest was computed with printf | sha256sum.
+README_DIGEST = "952fd5929b91f15d5d0e5c9092180ce4fa025180b1a43bd461f4df8b72a1a005"
+
+
+def _worked_example() -> list[tuple[object, frozenset[str] | None]]:
+    cm = config_source("ConfigMap", "default", "app-config", {"data": {"LOG_LEVEL": "info", "unused": "x"}})
+    secret = config_source("Secret", "default", "db", {"stringData": {"password": "hunter2"}})
+    return [(secret, None), (cm, frozenset({"LOG_LEVEL"}))]
+
+
+def test_worked_example_from_readme() -> None:
+    visible = _worked_example()
+    expected = (
+        "wavegen.io/config-hash v1\n"
+        "ConfigMap default/app-config\n"
+        f"LOG_LEVEL {hashlib.sha256(b'info').hexdigest()}\n"
+        "Secret default/db\n"
+        f"password {hashlib.sha256(b'hunter2').hexdigest()}\n"
+    ).encode()
+    assert canonical_bytes(visible) == expected  # type: ignore[arg-type]
+    assert config_hash(visible) == README_DIGEST  # type: ignore[arg-type]
+
+
+def test_string_data_folds_over_data_like_the_api_server() -> None:
+    both = config_source("Secret", "ns", "s", {"data": {"a": "b2xk", "b": "Yg=="}, "stringData": {"a": "new"}})
+    assert dict(both.binary_data) == {"a": b"new", "b": b"b"}
+
+
+def test_binary_data_is_decoded_and_counts() -> None:
+    cm = config_source("ConfigMap", "ns", "c", {"data": {"t": "x"}, "binaryData": {"bin": "AAEC"}})
+    assert cm.visible_items(None) == {"t": b"x", "bin": b"\x00\x01\x02"}
+
+
+def test_metadata_and_key_order_do_not_count() -> None:
+    a = config_source("ConfigMap", "ns", "c", {"metadata": {"labels": {"x": "1"}}, "data": {"a": "1", "b": "2"}})
+    b = config_source("ConfigMap", "ns", "c", {"metadata": {"labels": {"y": "2"}}, "data": {"b": "2", "a": "1"}})
+    assert config_hash([(a, None)]) == config_hash([(b, None)])
+
+
+def test_same_bytes_through_data_or_string_data_hash_the_same() -> None:
+    a = config_source("Secret", "ns", "s", {"data": {"k": "aHVudGVyMg=="}})
+    b = config_source("Secret", "ns", "s", {"stringData": {"k": "hunter2"}})
+    assert config_hash([(a, None)]) == config_hash([(b, None)])
+
+
+def test_configmap_and_secret_with_same_name_are_distinct() -> None:
+    cm = config_source("ConfigMap", "ns", "same", {"data": {"k": "v"}})
+    secret = config_source("Secret", "ns", "same", {"stringData": {"k": "v"}})
+    assert config_hash([(cm, None)]) != config_hash([(secret, None)])
+
+
+def test_hmac_mode_uses_the_key() -> None:
+    visible = _worked_example()
+    canonical = canonical_bytes(visible)  # type: ignore[arg-type]
+    keyed = config_hash(visible, b"k1")  # type: ignore[arg-type]
+    assert keyed == hmac.new(b"k1", canonical, hashlib.sha256).hexdigest()
+    assert keyed != config_hash(visible, b"k2") != README_DIGEST  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("body", "pattern"),
+    [
+        ({"data": {"k": 5}}, "not a string"),
+        ({"data": {"k": "v"}, "binaryData": {"k": "AA=="}}, "both data and binaryData"),
+        ({"binaryData": {"k": "%%%"}}, "not valid base64"),
+        ({"data": ["x"]}, "must be a mapping"),
+    ],
+)
+def test_invalid_configmaps_are_refused(body: dict[str, object], pattern: str) -> None:
+    with pytest.raises(SourceError, match=pattern):
+        config_source("ConfigMap", "ns", "c", body)
+
+
+def test_invalid_base64_error_never_contains_the_value() -> None:
+    with pytest.raises(SourceError) as caught:
+        config_source("Secret", "ns", "s", {"data": {"password": "hunter2-not-base64!"}})
+    assert "hunter2" not in str(caught.value)

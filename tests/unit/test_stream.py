@@ -1,0 +1,138 @@
+"""Stream engine edge cases: splitting, markers, line endings, BOM, splicing styles, fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from wavegen.core.plan import Options
+from wavegen.errors import WavegenError
+from wavegen.stream.engine import InputDocument, run
+from wavegen.stream.split import split_stream
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n"
+
+
+def deploy(template_metadata: str = "      labels:\n        app: d\n") -> str:
+    return (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n"
+        + ("    metadata:\n" + template_metadata if template_metadata else "")
+        + "    spec:\n      containers:\n        - name: c\n          envFrom:\n            - configMapRef:\n                name: c\n"
+    )
+
+
+def transform(text: str, **options: object) -> str:
+    result = run([InputDocument("in.yaml", text.encode())], Options(**options))  # type: ignore[arg-type]
+    assert not result.has_errors, result.findings
+    return result.outputs[0].decode()
+
+
+def annotations(text: str) -> dict[str, str]:
+    for doc in yaml.safe_load_all(text):
+        if doc and doc["kind"] == "Deployment":
+            return dict(doc["spec"]["template"].get("metadata", {}).get("annotations") or {})
+    raise AssertionError("no deployment")
+
+
+def test_split_reassembles_byte_for_byte() -> None:
+    text = "# lead\n---\na: 1\n--- # trailing text\nb: 2\n...\n---\n---\nc: 3\n---"
+    pieces = split_stream(text)
+    assert "".join(p.text for p in pieces) == text
+    assert [p.line for p in pieces] == [0, 1, 3, 6, 7, 9]
+
+
+def test_three_dashes_inside_a_block_scalar_is_not_a_marker() -> None:
+    text = CM.replace("  k: v\n", "  k: |\n    ---\n    not a marker\n") + "---\n" + deploy()
+    out = transform(text)
+    assert out.startswith(text[: text.index("---\napiVersion: apps")])
+    assert "wavegen.io/config-hash" in annotations(out)
+
+
+def test_template_without_metadata_gets_one() -> None:
+    out = transform(CM + "---\n" + deploy(""))
+    assert annotations(out).keys() == {"wavegen.io/config-hash"}
+    assert "  template:\n    metadata:\n      annotations:\n        wavegen.io/config-hash: " in out
+
+
+def test_metadata_without_annotations_keeps_its_indentation_style() -> None:
+    four = deploy().replace("\n      labels:\n        app: d\n", "\n      labels:\n          app: d\n")
+    out = transform(CM + "---\n" + four)
+    assert "      annotations:\n          wavegen.io/config-hash:" in out
+
+
+def test_bom_and_crlf_survive() -> None:
+    text = "\ufeff" + (CM + "---\n" + deploy()).replace("\n", "\r\n")
+    out = transform(text)
+    assert out.startswith("\ufeff")
+    assert out.count("\n") == out.count("\r\n")
+    assert "wavegen.io/config-hash" in annotations(out.lstrip("\ufeff"))
+
+
+def test_null_annotations_fall_back_to_a_round_trip() -> None:
+    out = transform(CM + "---\n" + deploy("      annotations:\n      labels:\n        app: d\n"))
+    assert "wavegen.io/config-hash" in annotations(out)
+    assert out.startswith(CM)
+
+
+def test_existing_value_keeps_its_quote_style_and_comment() -> None:
+    text = CM + "---\n" + deploy("      annotations:\n        wavegen.io/config-hash: 'old' # mine\n")
+    out = transform(text)
+    line = next(line for line in out.splitlines() if "config-hash" in line)
+    assert line.startswith("        wavegen.io/config-hash: '") and line.endswith("' # mine")
+
+
+def test_annotation_line_is_removed_when_nothing_is_referenced_any_more() -> None:
+    text = deploy("      annotations:\n        keep: me\n        wavegen.io/config-hash: 'old'\n")
+    out = transform(text)
+    assert annotations(out) == {"keep": "me"}
+    assert out == text.replace("        wavegen.io/config-hash: 'old'\n", "")
+
+
+def test_unrelated_documents_are_not_parsed_and_pass_through() -> None:
+    crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\nspec: {a: *undefined}\n"
+    text = crd + "---\n" + CM + "---\n" + deploy()
+    out = transform(text)
+    assert out.startswith(crd)
+
+
+def test_invalid_yaml_in_any_document_is_an_error_with_position() -> None:
+    crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n bad: [\n"
+    with pytest.raises(WavegenError) as caught:
+        run([InputDocument("in.yaml", (CM + "---\n" + crd).encode())], Options())
+    assert caught.value.document == 2 and caught.value.line >= 10 and caught.value.file == "in.yaml"
+
+
+def test_duplicate_keys_are_refused_with_their_line() -> None:
+    with pytest.raises(WavegenError, match="duplicate key 'k'") as caught:
+        run([InputDocument("in.yaml", (CM + "  k: again\n").encode())], Options())
+    assert caught.value.line == 7
+
+
+def test_same_configmap_twice_is_an_error_finding() -> None:
+    result = run([InputDocument("in.yaml", (CM + "---\n" + CM).encode())], Options())
+    assert result.has_errors and "defined twice" in result.findings[0].message
+    assert result.outputs[0] == (CM + "---\n" + CM).encode()
+
+
+def test_missing_reference_policies() -> None:
+    text = deploy() + "---\n" + CM.replace("name: c", "name: other")
+    warn = run([InputDocument("in.yaml", text.encode())], Options())
+    assert [f.severity.value for f in warn.findings] == ["warning"]
+    assert run([InputDocument("in.yaml", text.encode())], Options(missing="error")).has_errors
+    assert run([InputDocument("in.yaml", text.encode())], Options(missing="ignore")).findings == []
+
+
+def test_optional_absent_reference_is_fine_and_recorded() -> None:
+    spec = deploy().replace(
+        "                name: c\n",
+        "                name: c\n            - secretRef:\n                name: maybe\n                optional: true\n",
+    )
+    result = run([InputDocument("in.yaml", (CM + "---\n" + spec).encode())], Options())
+    assert result.findings == []
+    assert annotations(result.outputs[0].decode())["wavegen.io/unhashed-refs"] == "Secret/maybe"
+
+
+def test_namespace_flag_is_the_default_namespace() -> None:
+    namespaced_cm = CM.replace("  name: c\n", "  name: c\n  namespace: prod\n")
+    assert "wavegen.io/config-hash" not in annotations(transform(namespaced_cm + "---\n" + deploy(), missing="ignore"))
+    assert "wavegen.io/config-hash" in annotations(transform(namespaced_cm + "---\n" + deploy(), namespace="prod"))
