@@ -126,7 +126,7 @@ def _insert_entries(doc: DocumentText, mapping: MappingNode, entries: Mapping[st
 
 
 def _replace_scalar(doc: DocumentText, node: Node, value: str) -> Edit | None:
-    if not isinstance(node, ScalarNode) or node.style not in (None, "'", '"'):
+    if not isinstance(node, ScalarNode) or node.style not in (None, "", "'", '"'):  # libyaml marks plain as ""
         raise Unsafe("annotation value is not a one-line scalar")
     if node.start_mark.line != node.end_mark.line:
         raise Unsafe("annotation value spans lines")
