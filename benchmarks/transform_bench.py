@@ -46,7 +46,7 @@ def run_once(argv: list[str]) -> Timing:
 def measure(commands: dict[str, list[str]], runs: int) -> dict[str, Timing]:
     """Median wall time and max peak RSS per command, interleaving commands so drift hits all alike."""
     samples: dict[str, list[Timing]] = {name: [] for name in commands}
-    for name, argv in commands.items():
+    for argv in commands.values():
         run_once(argv)  # warm the page cache
     for _ in range(runs):
         for name, argv in commands.items():

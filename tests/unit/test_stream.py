@@ -17,7 +17,8 @@ def deploy(template_metadata: str = "      labels:\n        app: d\n") -> str:
     return (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n"
         + ("    metadata:\n" + template_metadata if template_metadata else "")
-        + "    spec:\n      containers:\n        - name: c\n          envFrom:\n            - configMapRef:\n                name: c\n"
+        + "    spec:\n      containers:\n        - name: c\n"
+        + "          envFrom:\n            - configMapRef:\n                name: c\n"
     )
 
 

@@ -21,6 +21,9 @@ from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 
 _KIND = re.compile(r"""^(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)""", re.M)
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
+# No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
+# document this large would take seconds and gigabytes, so it is refused unread.
+MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +39,6 @@ class _Located:
     file: int
     piece: int
     item: int | None
-    node: Node
 
 
 @dataclass(slots=True)
@@ -91,7 +93,7 @@ class Engine:
 
     def _relevant(self, piece: Piece) -> bool:
         match = _KIND.search(piece.text)
-        if match:
+        if match and match.group(1):  # an empty, quoted-odd or non-scalar kind is parsed and checked
             kind = match.group(1)
             return kind in self.relevant_kinds or kind.endswith("List")
         return piece.has_content()
@@ -101,7 +103,9 @@ class Engine:
         piece = parsed.pieces[piece_index]
         uid = len(self.objects)
         self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + node.start_mark.line + 1))
-        self.located[uid] = _Located(file_index, piece_index, item, node)
+        # Node trees are not kept: they cost several times the parsed data.
+        # The few documents that need edits are composed again when rendering.
+        self.located[uid] = _Located(file_index, piece_index, item)
 
     def _check_object(self, body: Any, node: Node) -> None:
         if not isinstance(body, dict):
@@ -130,6 +134,13 @@ class Engine:
 
     def _add_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
         source = parsed.source
+        if len(piece.text) > MAX_DOCUMENT_CHARS:
+            raise WavegenError(
+                f"document is larger than {MAX_DOCUMENT_CHARS // (1024 * 1024)} MiB; refusing it",
+                file=source.name,
+                document=piece.number,
+                line=piece.line + 1,
+            )
         try:
             if not self._relevant(piece):
                 validate_piece(piece.text)
@@ -140,7 +151,7 @@ class Engine:
             converted = to_python(root, "&" in piece.text)
             self._check_object(converted.value, root)
         except yaml.YAMLError as err:
-            raise yaml_error(err, source.name, piece.number, piece.line) from None
+            raise yaml_error(err, source.name, piece.number, piece.line, piece.text) from None
         except RecursionError:
             raise WavegenError(
                 "document nests too deeply", file=source.name, document=piece.number, line=piece.line + 1
@@ -160,12 +171,28 @@ class Engine:
             return
         self._add_object(body, root, file_index, piece_index, None)
 
-    def _locate_finding(self, finding: Finding) -> Finding:
+    def _node(self, uid: int, cache: dict[tuple[int, int], Node | None]) -> Node | None:
+        """The node of an object, composing its document again (once per document)."""
+        where = self.located[uid]
+        key = (where.file, where.piece)
+        if key not in cache:
+            # Objects of one document are adjacent: keeping only the last
+            # document's tree bounds memory to one document.
+            cache.clear()
+            cache[key] = compose(self.files[where.file].pieces[where.piece].text)
+        root = cache[key]
+        if root is None or where.item is None:
+            return root
+        return next((node for index, node in iter_list_items(root) if index == where.item), None)
+
+    def _locate_finding(self, finding: Finding, cache: dict[tuple[int, int], Node | None]) -> Finding:
         if not finding.field or not finding.resource:
             return finding
         for uid, obj in enumerate(self.objects):
             if obj.file == finding.file and obj.line == finding.line and obj.document == finding.document:
-                node = self.located[uid].node
+                node = self._node(uid, cache)
+                if node is None:
+                    return finding
                 line = obj.line - 1 - node.start_mark.line + line_of(node, finding.field)
                 return Finding(
                     finding.severity, finding.message, finding.resource, finding.field, finding.file, line, finding.document
@@ -174,7 +201,8 @@ class Engine:
 
     def plan(self) -> Plan:
         result = plan(self.objects, self.options)
-        result.findings = [self._locate_finding(f) for f in result.findings]
+        cache: dict[tuple[int, int], Node | None] = {}
+        result.findings = [self._locate_finding(f, cache) for f in result.findings]
         return result
 
     def render(self, result: Plan) -> tuple[list[bytes], list[str]]:
@@ -182,6 +210,7 @@ class Engine:
         edits: dict[tuple[int, int], list[Edit]] = {}
         changes: dict[tuple[int, int], list[fallback.Change]] = {}
         unsafe: set[tuple[int, int]] = set()
+        roots: dict[tuple[int, int], Node | None] = {}
         for workload in result.workloads:
             if not workload.changed:
                 continue
@@ -201,7 +230,8 @@ class Engine:
                 if doc is None:
                     text = parsed.pieces[where.piece].text
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
-                node = node_at(where.node, template.path)
+                object_node = self._node(workload.uid, roots)
+                node = node_at(object_node, template.path) if object_node is not None else None
                 try:
                     if node is None or not isinstance(node, MappingNode):
                         raise Unsafe("template not found")

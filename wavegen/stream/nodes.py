@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,34 +32,83 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 # An alias can make a small document describe an enormous one; refuse before expanding.
 MAX_EXPANDED_NODES = 1_000_000
 
+# Composing (Cython, C-recursive), converting and the ruamel fallback all recurse once per
+# nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
+# recursion limit, and libyaml's flow-level bookkeeping is quadratic in the depth.
+MAX_DEPTH = 128
+# Cheap bounds first: a document with at most this many flow openers and no line whose
+# indentation/indicator prefix is this long cannot nest deeper than MAX_DEPTH.
+_SHALLOW = MAX_DEPTH // 2 - 2
+_DEEP_PREFIX = re.compile(f"^[ \t?:-]{{{_SHALLOW}}}", re.M)
 
-def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int) -> WavegenError:
+
+def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "") -> WavegenError:
     """One-line message for a libyaml/PyYAML error, positioned in the whole stream."""
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
     context = getattr(err, "context", None)
     text = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    line = mark.line + 1 + line_offset if mark is not None else 0
+    if mark is not None:
+        line = mark.line + 1 + line_offset
+    elif isinstance(err, yaml.reader.ReaderError) and source:
+        # Reader errors (control characters) carry a UTF-8 byte offset, not a mark.
+        line = source.encode("utf-8", "surrogatepass")[: err.position].count(b"\n") + 1 + line_offset
+    else:
+        line = line_offset + 1
     return WavegenError(text, file=file, document=document, line=line)
+
+
+def check_depth(text: str) -> None:
+    """Refuse a document nesting deeper than MAX_DEPTH before anything recursive sees it.
+
+    Costs two C-speed scans for ordinary documents; only documents that might be deep
+    are walked event by event, and that walk stops at the first level too many.
+    """
+    if text.count("[") + text.count("{") <= _SHALLOW and not _DEEP_PREFIX.search(text):
+        return
+    next_event: Callable[[], Any] = (
+        _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
+    )
+    depth = 0
+    while True:
+        event = next_event()
+        event_type = type(event)
+        if event_type is yaml.MappingStartEvent or event_type is yaml.SequenceStartEvent:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise WavegenError(
+                    f"document nests deeper than {MAX_DEPTH} levels; refusing it", line=event.start_mark.line + 1
+                )
+        elif event_type is yaml.MappingEndEvent or event_type is yaml.SequenceEndEvent:
+            depth -= 1
+        elif event_type is yaml.StreamEndEvent:
+            return
 
 
 def validate_stream(text: str, file: str) -> None:
     """Syntax-check a whole stream in C without building any Python objects."""
+    try:
+        check_depth(text)
+    except yaml.YAMLError as err:
+        raise yaml_error(err, file, 0, 0, text) from None
+    except WavegenError as err:
+        raise err.located(file=file) from None
     if not HAVE_LIBYAML:  # pragma: no cover
         try:
             for _ in yaml.parse(text, Loader=_Loader):
                 pass
         except yaml.YAMLError as err:
-            raise yaml_error(err, file, 0, 0) from None
+            raise yaml_error(err, file, 0, 0, text) from None
         return
     try:
         _CParser(text).raw_parse()
     except yaml.YAMLError as err:
-        raise yaml_error(err, file, 0, 0) from None
+        raise yaml_error(err, file, 0, 0, text) from None
 
 
 def validate_piece(text: str) -> None:
     """Syntax-check one document we do not otherwise parse (raises yaml.YAMLError)."""
+    check_depth(text)
     if HAVE_LIBYAML:
         _CParser(text).raw_parse()
     else:  # pragma: no cover
@@ -68,6 +118,7 @@ def validate_piece(text: str) -> None:
 
 def compose(text: str) -> Node | None:
     """The node tree of a single-document text (None for an empty one)."""
+    check_depth(text)
     loader = _Loader(text)
     try:
         return loader.get_single_node()

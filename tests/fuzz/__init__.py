@@ -1,0 +1,1 @@
+"""Bounded-time fuzz tests (hypothesis) of the stream engine."""

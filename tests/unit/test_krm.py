@@ -1,0 +1,293 @@
+"""The KRM function adapter: ResourceList in, same list out with hashes and results; functionConfig schemas."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+import yaml
+
+from wavegen.adapters.krm import process, with_results
+from wavegen.adapters.kustomize_names import hash_suffix
+from wavegen.core.plan import HASH_ANNOTATION, Options
+from wavegen.errors import WavegenError
+from wavegen.stream.engine import InputDocument, run
+
+ITEMS = """\
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app-config
+    annotations:
+      internal.config.kubernetes.io/path: 'config/app.yaml'
+      internal.config.kubernetes.io/index: '0'
+      config.k8s.io/id: '1'
+  data:
+    LOG_LEVEL: info
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: build-settings
+    annotations:
+      config.kubernetes.io/local-config: "true"
+  data:
+    TARGET: staging
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+    annotations:
+      internal.config.kubernetes.io/path: 'config/web.yaml'
+      internal.config.kubernetes.io/index: '1'
+      config.kubernetes.io/index: '1'
+      kustomize.config.k8s.io/id: |
+        group: apps
+        kind: Deployment
+        name: web
+  spec:
+    template:
+      spec:
+        containers:
+        - name: web
+          envFrom:
+          - configMapRef:
+              name: app-config
+          - configMapRef:
+              name: build-settings
+              optional: true
+"""
+
+
+def resource_list(version: str = "config.kubernetes.io/v1", function_config: str = "", items: str = ITEMS) -> bytes:
+    return f"apiVersion: {version}\nkind: ResourceList\n{items}{function_config}".encode()
+
+
+def parsed(data: bytes) -> dict[str, Any]:
+    loaded = yaml.safe_load(data)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def template_annotations(doc: dict[str, Any], name: str) -> dict[str, str]:
+    item = next(i for i in doc["items"] if i["metadata"]["name"] == name)
+    annotations: dict[str, str] = (item["spec"]["template"].get("metadata") or {}).get("annotations") or {}
+    return annotations
+
+
+def expected_hash(namespace: str = "default") -> str:
+    """What ``wavegen transform`` computes for the same objects as a plain stream (local-config left out)."""
+    stream = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  LOG_LEVEL: info\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: web\n        envFrom:\n        - configMapRef:\n            name: app-config\n"
+        "        - configMapRef:\n            name: build-settings\n            optional: true\n"
+    )
+    result = run([InputDocument("x", stream.encode())], Options(namespace=namespace))
+    docs = list(yaml.safe_load_all(result.outputs[0]))
+    value: str = docs[1]["spec"]["template"]["metadata"]["annotations"][HASH_ANNOTATION]
+    return value
+
+
+@pytest.mark.parametrize("version", ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"])
+def test_annotates_and_keeps_everything_else(version: str) -> None:
+    data = resource_list(version)
+    outcome = process(data, environ={})
+    assert outcome.exit_code == 0
+    assert outcome.results == []
+    out = parsed(outcome.output)
+    assert out["apiVersion"] == version and out["kind"] == "ResourceList"
+    assert [i["metadata"]["name"] for i in out["items"]] == ["app-config", "build-settings", "web"]
+    annotations = template_annotations(out, "web")
+    assert annotations[HASH_ANNOTATION] == expected_hash()
+    # the local-config ConfigMap is neither hashed nor counted as present
+    assert annotations["wavegen.io/unhashed-refs"] == "ConfigMap/build-settings"
+    # only added lines: every input line is still there, in order, byte for byte
+    added = [line for line in outcome.output.decode().splitlines() if line not in data.decode().splitlines()]
+    assert all(("wavegen.io/" in line) or line.strip() in ("metadata:", "annotations:") for line in added), added
+    assert "results" not in out
+
+
+def test_local_config_workload_is_not_annotated() -> None:
+    items = ITEMS.replace(
+        "    name: web\n    annotations:\n", '    name: web\n    annotations:\n      config.kubernetes.io/local-config: "true"\n'
+    )
+    outcome = process(resource_list(items=items), environ={})
+    assert outcome.output == resource_list(items=items)
+
+
+def test_configmap_function_config_sets_namespace_and_policy() -> None:
+    function_config = (
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: wavegen\n"
+        "  data:\n    namespace: prod\n    missing: error\n    optIn: 'false'\n"
+    )
+    items = ITEMS.replace("              optional: true\n", "")
+    outcome = process(resource_list(function_config=function_config, items=items), environ={})
+    assert outcome.exit_code == 1
+    out = parsed(outcome.output)
+    # an error: the items come back untouched, with the reason in results
+    assert HASH_ANNOTATION not in template_annotations(out, "web")
+    assert outcome.results == out["results"]
+    [result] = out["results"]
+    assert result["severity"] == "error"
+    assert "ConfigMap prod/build-settings" in result["message"]
+    assert result["resourceRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    assert result["field"]["path"].endswith("envFrom[1].configMapRef")
+    assert result["file"] == {"path": "config/web.yaml", "index": 1}
+
+
+def test_typed_function_config() -> None:
+    function_config = (
+        "functionConfig:\n  apiVersion: wavegen.io/v1alpha1\n  kind: ConfigHash\n  metadata:\n    name: wavegen\n"
+        "  spec:\n    namespace: prod\n    optIn: false\n    workloads:\n    - kind: Thing\n      group: example.com\n"
+        "      templatePaths: [spec.template]\n"
+    )
+    outcome = process(resource_list(function_config=function_config), environ={})
+    assert outcome.exit_code == 0
+    assert template_annotations(parsed(outcome.output), "web")[HASH_ANNOTATION] == expected_hash("prod")
+
+
+def test_configmap_workloads_as_flag_specs() -> None:
+    thing = (
+        "- apiVersion: example.com/v1\n  kind: Thing\n  metadata:\n    name: t\n  spec:\n    template:\n      spec:\n"
+        "        containers:\n        - name: c\n          envFrom:\n          - configMapRef:\n              name: app-config\n"
+    )
+    function_config = (
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: wavegen\n"
+        "  data:\n    workloads: Thing.example.com=spec.template\n"
+    )
+    outcome = process(resource_list(function_config=function_config, items=ITEMS + thing), environ={})
+    assert HASH_ANNOTATION in template_annotations(parsed(outcome.output), "t")
+
+
+@pytest.mark.parametrize(
+    "function_config",
+    [
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    misssing: warn\n",
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    profile: nope\n",
+        "functionConfig:\n  apiVersion: example.com/v1\n  kind: Other\n  metadata:\n    name: x\n",
+    ],
+)
+def test_bad_function_config_is_an_error_result(function_config: str) -> None:
+    data = resource_list(function_config=function_config)
+    outcome = process(data, environ={})
+    assert outcome.exit_code != 0
+    out = parsed(outcome.output)
+    assert [r["severity"] for r in out["results"]] == ["error"]
+    assert out["items"] == parsed(data)["items"]
+
+
+def test_missing_reference_warning_keeps_exit_zero() -> None:
+    items = ITEMS.replace("              optional: true\n", "")
+    outcome = process(resource_list(items=items), environ={})
+    assert outcome.exit_code == 0
+    out = parsed(outcome.output)
+    assert [r["severity"] for r in out["results"]] == ["warning"]
+    assert HASH_ANNOTATION in template_annotations(out, "web")
+
+
+def test_previous_results_are_replaced() -> None:
+    data = resource_list() + b"results:\n- message: stale\n  severity: error\n"
+    outcome = process(data, environ={})
+    assert "results" not in parsed(outcome.output)
+    assert outcome.exit_code == 0
+
+
+def test_idempotent() -> None:
+    once = process(resource_list(), environ={}).output
+    assert process(once, environ={}).output == once
+
+
+def test_json_input() -> None:
+    doc = parsed(resource_list())
+    outcome = process(json.dumps(doc).encode(), environ={})
+    assert template_annotations(parsed(outcome.output), "web")[HASH_ANNOTATION] == expected_hash()
+
+
+def test_secret_values_never_in_results() -> None:
+    items = ITEMS + "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  stringData:\n    k: [hunter2]\n"
+    outcome = process(resource_list(items=items), environ={})
+    assert outcome.exit_code != 0
+    assert b"hunter2" not in json.dumps(outcome.results).encode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"apiVersion: v1\nkind: List\nitems: []\n", b"a: [", b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n"],
+)
+def test_not_a_resource_list(data: bytes) -> None:
+    with pytest.raises(WavegenError):
+        process(data, environ={})
+
+
+def test_with_results_splices_only_the_results_block() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nresults: []\nitems:\n- a: 1 # keep me\n"
+    out = with_results(text, [{"message": "m", "severity": "info"}])
+    assert out.startswith("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: 1 # keep me\n")
+    assert yaml.safe_load(out)["results"] == [{"message": "m", "severity": "info"}]
+    assert with_results(out, None) == "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: 1 # keep me\n"
+
+
+def test_kustomize_hash_suffix_matches_kustomize() -> None:
+    # names kustomize v5.8 gave these generated objects (configMapGenerator / secretGenerator literals)
+    assert hash_suffix({"kind": "ConfigMap", "metadata": {"name": "app-env"}, "data": {"FEATURE_X": "on"}}) == "f78mmf5m89"
+    secret = {"kind": "Secret", "type": "Opaque", "metadata": {"name": "s"}, "data": {"token": "bm90LWEtcmVhbC10b2tlbg=="}}
+    assert hash_suffix(secret) == "879htmcftm"
+
+
+def test_kustomize_pending_renames_are_predicted() -> None:
+    items = """\
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: prod-app-env
+    namespace: prod
+    annotations:
+      internal.config.kubernetes.io/needsHashSuffix: enabled
+      internal.config.kubernetes.io/previousNames: app-env,app-env
+  data:
+    FEATURE_X: "on"
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: prod-web
+    namespace: prod
+  spec:
+    template:
+      spec:
+        containers:
+        - name: web
+          envFrom:
+          - configMapRef:
+              name: app-env
+"""
+    outcome = process(resource_list(items=items), environ={})
+    assert outcome.results == []
+    final = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prod-app-env-f78mmf5m89\n  namespace: prod\n"
+        "data:\n  FEATURE_X: \"on\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: prod-web\n"
+        "  namespace: prod\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        envFrom:\n"
+        "        - configMapRef:\n            name: prod-app-env-f78mmf5m89\n"
+    )
+    applied = list(yaml.safe_load_all(run([InputDocument("x", final.encode())], Options()).outputs[0]))
+    want = applied[1]["spec"]["template"]["metadata"]["annotations"][HASH_ANNOTATION]
+    assert template_annotations(parsed(outcome.output), "prod-web")[HASH_ANNOTATION] == want
+
+
+def test_command_writes_only_the_resource_list_and_exits_nonzero_on_errors() -> None:
+    items = ITEMS.replace("              optional: true\n", "")
+    proc = subprocess.run(
+        [sys.executable, "-m", "wavegen", "krm", "--missing=error"],
+        input=resource_list(items=items), capture_output=True, check=False,
+    )
+    assert proc.returncode == 1
+    out = parsed(proc.stdout)
+    assert out["kind"] == "ResourceList" and out["results"][0]["severity"] == "error"
+    assert b"build-settings" in proc.stderr
+    ok = subprocess.run([sys.executable, "-m", "wavegen", "krm"], input=resource_list(), capture_output=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stderr == b""

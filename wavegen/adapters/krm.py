@@ -1,0 +1,428 @@
+"""KRM exec function: a ResourceList on stdin, the same list with config hashes and results on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
+from .options import add_core_flags
+
+RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
+TYPED_API_VERSION = "wavegen.io/v1alpha1"
+TYPED_KIND = "ConfigHash"
+LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
+# kpt writes the internal.* names; older orchestrators the legacy config.kubernetes.io/* ones.
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+INPUT_NAME = "ResourceList"
+_WORKLOAD_SEPARATORS = re.compile(r"[\s;]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """Where one item of the ResourceList sits, and what the results need to name it."""
+
+    body: Mapping[str, Any]
+    first_line: int  # 1-based, in the whole input
+    last_line: int
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "krm",
+        help="run as a kustomize/kpt exec KRM function (ResourceList on stdin and stdout)",
+        description=(
+            "Read a ResourceList (config.kubernetes.io/v1 or v1beta1) on stdin and write it to stdout "
+            "with config hashes on the pod templates and findings in 'results'. Options come from "
+            "functionConfig (a ConfigMap's data or a wavegen.io/v1alpha1 ConfigHash's spec); flags override them."
+        ),
+    )
+    add_core_flags(parser)
+    parser.set_defaults(func=cmd_krm)
+
+
+# ---- functionConfig ------------------------------------------------------------------------------
+
+
+def _bool_text(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise UsageError(f"{where}: optIn must be true or false")
+
+
+def _workloads_from_text(text: str, where: str) -> list[dict[str, Any]]:
+    """A ConfigMap can only hold strings: a YAML list of entries, or ``Kind[.group]=path`` specs."""
+    import yaml
+
+    from ..core.workloads import parse_workload_spec
+
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError:
+        parsed = None
+    if isinstance(parsed, list):
+        return parsed
+    entries = []
+    for spec in _WORKLOAD_SEPARATORS.split(text.strip()):
+        if not spec:
+            continue
+        kind = parse_workload_spec(spec)
+        entries.append(
+            {"kind": kind.kind, "group": kind.group, "templatePaths": [".".join(p) for p in kind.template_paths]}
+        )
+    if not entries:
+        raise UsageError(f"{where}: workloads is empty")
+    return entries
+
+
+def settings_from_function_config(config: Any) -> dict[str, Any]:
+    """The config-file-schema mapping a functionConfig describes (empty when there is none)."""
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise UsageError("functionConfig must be an object")
+    api_version, kind = config.get("apiVersion"), config.get("kind")
+    if api_version == "v1" and kind == "ConfigMap":
+        where = "functionConfig ConfigMap data"
+        data = config.get("data") or {}
+        if not isinstance(data, Mapping):
+            raise UsageError(f"{where} must be a mapping")
+        settings: dict[str, Any] = {}
+        for key, value in data.items():
+            if not isinstance(value, str):
+                raise UsageError(f"{where}: {key} must be a string")
+            settings[str(key)] = value
+        if "optIn" in settings:
+            settings["optIn"] = _bool_text(settings["optIn"], where)
+        if "workloads" in settings:
+            settings["workloads"] = _workloads_from_text(settings["workloads"], where)
+        return settings
+    if api_version == TYPED_API_VERSION and kind == TYPED_KIND:
+        where = f"functionConfig {TYPED_KIND} spec"
+        spec = config.get("spec") or {}
+        if not isinstance(spec, Mapping):
+            raise UsageError(f"{where} must be a mapping")
+        settings = dict(spec)
+        if "optIn" in settings:
+            settings["optIn"] = _bool_text(settings["optIn"], where)
+        for key in ("profile", "namespace", "missing", "hmacKeyFile"):
+            if key in settings and settings[key] is not None and not isinstance(settings[key], str):
+                raise UsageError(f"{where}: {key} must be a string")
+        return settings
+    raise UsageError(
+        f"functionConfig must be a v1 ConfigMap or a {TYPED_API_VERSION} {TYPED_KIND}, got {api_version}/{kind}"
+    )
+
+
+def krm_options(function_config: Any, args: argparse.Namespace | None, environ: Mapping[str, str]) -> Any:
+    """Options from functionConfig, with command-line flags (``exec.args``) taking precedence."""
+    from ..core.plan import Options
+    from ..core.workloads import parse_workload_spec
+    from .options import options_from
+
+    settings = settings_from_function_config(function_config)
+    flag_kinds = []
+    if args is not None:
+        if args.config:
+            raise UsageError("krm takes its configuration from functionConfig, not --config")
+        for name, key in (("profile", "profile"), ("namespace", "namespace"), ("missing", "missing")):
+            if getattr(args, name) is not None:
+                settings[key] = getattr(args, name)
+        if args.opt_in:
+            settings["optIn"] = True
+        if args.hmac_key_file:
+            settings["hmacKeyFile"] = args.hmac_key_file
+        flag_kinds = [parse_workload_spec(spec) for spec in args.workload]
+    options = options_from(settings, environ, "functionConfig")
+    if flag_kinds:
+        options = Options(
+            profile=options.profile, namespace=options.namespace, missing=options.missing, opt_in=options.opt_in,
+            workloads=options.workloads.extended(flag_kinds), hmac_key=options.hmac_key,
+        )
+    return options
+
+
+# ---- the ResourceList ------------------------------------------------------------------------------
+
+
+def _load_resource_list(data: bytes) -> dict[str, Any]:
+    """The parsed ResourceList (plain data), or a WavegenError saying why this is not one."""
+    import yaml
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WavegenError("input is not UTF-8 text", file=INPUT_NAME) from None
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d is not None]
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise WavegenError(
+            f"invalid YAML: {getattr(err, 'problem', None) or 'syntax error'}",
+            file=INPUT_NAME, line=mark.line + 1 if mark is not None else 0,
+        ) from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise WavegenError("expected exactly one ResourceList document on stdin", file=INPUT_NAME)
+    root = docs[0]
+    if root.get("kind") != "ResourceList" or root.get("apiVersion") not in RESOURCE_LIST_VERSIONS:
+        raise WavegenError(
+            f"expected kind ResourceList with apiVersion {' or '.join(RESOURCE_LIST_VERSIONS)}, "
+            f"got {root.get('apiVersion')}/{root.get('kind')}",
+            file=INPUT_NAME,
+        )
+    items = root.get("items")
+    if items is not None and not isinstance(items, list):
+        raise WavegenError("ResourceList items must be a list", file=INPUT_NAME)
+    return root
+
+
+def is_local_config(body: Any) -> bool:
+    metadata = body.get("metadata") if isinstance(body, Mapping) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    if not isinstance(annotations, Mapping):
+        return False
+    return str(annotations.get(LOCAL_CONFIG_ANNOTATION, "")).strip().lower() == "true"
+
+
+def _engine_class() -> Any:
+    from yaml.nodes import Node
+
+    from ..stream.engine import Engine
+
+    class KrmEngine(Engine):
+        """The stream engine, blind to items the orchestrator marked local-config."""
+
+        def __init__(self, options: Any) -> None:
+            super().__init__(options)
+            self.local_bodies: list[Any] = []
+            self.last_lines: list[int] = []  # per object: the last line of its text, for results
+
+        def _add_object(self, body: Any, node: Node, file_index: int, piece_index: int, item: int | None) -> None:
+            # local-config items never reach the cluster: hashing them would describe data no pod sees.
+            if item is not None and is_local_config(body):
+                self.local_bodies.append(body)
+                return
+            super()._add_object(body, node, file_index, piece_index, item)
+            first = self.objects[-1].line
+            self.last_lines.append(first + node.end_mark.line - node.start_mark.line)
+
+    return KrmEngine
+
+
+def _predict_kustomize_names(engine: Any) -> None:
+    """Show the core the objects as kustomize will emit them, so the hash matches the applied bundle."""
+    from dataclasses import replace
+
+    from .kustomize_names import FinalNames
+
+    # local-config items are never hashed, but kustomize still renames references to them.
+    names = FinalNames([*(obj.body for obj in engine.objects), *engine.local_bodies])
+    if not names.active:
+        return
+    renamed = []
+    for obj in engine.objects:
+        if id(obj.body) in names.final:
+            renamed.append(replace(obj, body=names.source_body(obj.body)))
+        else:
+            renamed.append(replace(obj, body=names.workload_body(obj.body)))
+    engine.objects = renamed
+
+
+def _items_of(engine: Any) -> list[_Item]:
+    return [_Item(obj.body, obj.line, last) for obj, last in zip(engine.objects, engine.last_lines, strict=True)]
+
+
+def _identity(body: Mapping[str, Any]) -> dict[str, str]:
+    metadata = body.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    ref = {
+        "apiVersion": str(body.get("apiVersion", "")),
+        "kind": str(body.get("kind", "")),
+        "name": str(metadata.get("name", "")),
+    }
+    if metadata.get("namespace"):
+        ref["namespace"] = str(metadata["namespace"])
+    return ref
+
+
+def _annotation(body: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    metadata = body.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    if isinstance(annotations, Mapping):
+        for name in names:
+            value = annotations.get(name)
+            if value is not None:
+                return str(value)
+    return None
+
+
+def _item_for(finding: Any, items: Sequence[_Item], default_namespace: str) -> _Item | None:
+    if finding.line:
+        for item in items:
+            if item.first_line <= finding.line <= item.last_line:
+                return item
+    if finding.resource:
+        for item in items:
+            ref = _identity(item.body)
+            display = f"{ref['kind']}/{ref.get('namespace') or default_namespace}/{ref['name']}"
+            if display == finding.resource:
+                return item
+    return None
+
+
+def result_of(finding: Any, item: _Item | None) -> dict[str, Any]:
+    """One KRM result for a finding: severity, message, resourceRef, field and file."""
+    result: dict[str, Any] = {"message": finding.message, "severity": finding.severity.value}
+    if item is not None:
+        result["resourceRef"] = _identity(item.body)
+    if finding.field:
+        result["field"] = {"path": finding.field}
+    if item is not None:
+        path = _annotation(item.body, PATH_ANNOTATIONS)
+        if path:
+            file: dict[str, Any] = {"path": path}
+            index = _annotation(item.body, INDEX_ANNOTATIONS)
+            if index is not None and index.strip().isdigit():
+                file["index"] = int(index)
+            result["file"] = file
+    return result
+
+
+def _error_result(err: WavegenError) -> dict[str, Any]:
+    return {"message": err.message, "severity": "error"}
+
+
+# ---- writing results back -----------------------------------------------------------------------
+
+
+def _looks_like_json(text: str) -> bool:
+    return text.lstrip("\ufeff \t\r\n").startswith("{")
+
+
+def _dump_results(results: list[dict[str, Any]], indent: str, newline: str) -> str:
+    import yaml
+
+    dumped = yaml.safe_dump({"results": results}, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
+    lines = dumped.splitlines()
+    return "".join(indent + line + newline for line in lines)
+
+
+def _root_mapping(text: str) -> Any:
+    """The block mapping node of the one document in text, or None when it is not one."""
+    import yaml
+    from yaml.nodes import MappingNode
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    roots = [n for n in yaml.compose_all(text, Loader=loader) if isinstance(n, MappingNode)]
+    if len(roots) != 1 or roots[0].flow_style:
+        return None
+    return roots[0]
+
+
+def _set_in_data(data: Any, results: list[dict[str, Any]] | None) -> None:
+    if results is None:
+        data.pop("results", None)
+    else:
+        data["results"] = results
+
+
+def _after_line_of(text: str, index: int) -> int:
+    """The offset just past the line break that ends the line holding ``index`` (or the end of text)."""
+    if index > 0 and text[index - 1] == "\n":
+        return index
+    newline_at = text.find("\n", index)
+    return len(text) if newline_at < 0 else newline_at + 1
+
+
+def with_results(text: str, results: list[dict[str, Any]] | None) -> str:
+    """The ResourceList text with ``results`` replaced (removed when None); everything else byte for byte."""
+    import yaml
+    from yaml.nodes import ScalarNode
+
+    if _looks_like_json(text):
+        data = json.loads(text)
+        _set_in_data(data, results)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    root = _root_mapping(text)
+    if root is None:  # flow style: nothing to preserve byte for byte, re-emit the whole list
+        data = yaml.safe_load(text)
+        _set_in_data(data, results)
+        return str(yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16))
+    newline = "\r\n" if "\r\n" in text else "\n"
+    for key_node, value_node in root.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == "results":
+            start = text.rfind("\n", 0, key_node.start_mark.index) + 1
+            text = text[:start] + text[_after_line_of(text, value_node.end_mark.index) :]
+            root = _root_mapping(text)
+            break
+    if results is None:
+        return text
+    if root is None or not root.value:
+        raise WavegenError("cannot write results into this ResourceList", file=INPUT_NAME)
+    insert_at = _after_line_of(text, root.value[-1][1].end_mark.index)
+    if insert_at == len(text) and not text.endswith("\n"):
+        text += newline
+        insert_at = len(text)
+    indent = " " * root.start_mark.column
+    return text[:insert_at] + _dump_results(results, indent, newline) + text[insert_at:]
+
+
+# ---- the command ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class KrmOutcome:
+    """What the function writes to stdout and how it exits."""
+
+    output: bytes
+    exit_code: int
+    results: list[dict[str, Any]]
+
+
+def process(data: bytes, args: argparse.Namespace | None = None, environ: Mapping[str, str] | None = None) -> KrmOutcome:
+    """Run the function over one serialized ResourceList; raises WavegenError only for unreadable input."""
+    from ..core.model import Severity
+    from ..stream.engine import InputDocument
+
+    env = os.environ if environ is None else environ
+    root = _load_resource_list(data)
+    text = data.decode("utf-8")
+    try:
+        options = krm_options(root.get("functionConfig"), args, env)
+        engine = _engine_class()(options)
+        engine.add(InputDocument(INPUT_NAME, data))
+        _predict_kustomize_names(engine)
+        plan = engine.plan()
+        if plan.has_errors:
+            output_text = text
+        else:
+            outputs, _ = engine.render(plan)
+            output_text = outputs[0].decode("utf-8")
+    except WavegenError as err:
+        results = [_error_result(err)]
+        return KrmOutcome(with_results(text, results).encode("utf-8"), err.exit_code or EXIT_FINDINGS, results)
+    items = _items_of(engine)
+    results = [result_of(f, _item_for(f, items, options.namespace)) for f in plan.findings]
+    if results or "results" in root:
+        output_text = with_results(output_text, results or None)
+    failed = any(f.severity is Severity.ERROR for f in plan.findings)
+    return KrmOutcome(output_text.encode("utf-8"), EXIT_FINDINGS if failed else EXIT_OK, results)
+
+
+def cmd_krm(args: argparse.Namespace) -> int:
+    outcome = process(sys.stdin.buffer.read(), args)
+    sys.stdout.buffer.write(outcome.output)
+    sys.stdout.buffer.flush()
+    # Orchestrators show stderr to people; results are for machines. Say it in both.
+    for result in outcome.results:
+        print(f"wavegen: {result['severity']}: {result['message']}", file=sys.stderr)
+    return outcome.exit_code
