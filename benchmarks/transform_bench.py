@@ -109,9 +109,8 @@ def main() -> None:
     checks.append(("one document: whole process (seconds)", results["wavegen-one"].seconds, 0.25))
     lines.append("# `wavegen transform` benchmark\n")
     lines.append(f"Command: `python benchmarks/transform_bench.py --runs {args.runs} --count {args.count}`  ")
-    lines.append(
-        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; medians of {args.runs} interleaved runs.\n"
-    )
+    machine = f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
+    lines.append(f"{machine}; medians of {args.runs} interleaved runs.\n")
     lines.append("| input | bytes |\n| --- | --- |")
     for name, size in sizes.items():
         lines.append(f"| {name} | {size:,} |")
