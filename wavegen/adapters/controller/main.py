@@ -1,0 +1,126 @@
+"""Builds the controller from parsed flags and runs it until SIGTERM/SIGINT or lost leadership."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import threading
+from types import FrameType
+
+from ...core.plan import Options
+from ...core.workloads import WorkloadTable
+from ...errors import EXIT_OK, UsageError
+from ..options import read_hmac_key
+from .index import WORKLOAD_KINDS
+from .kube import Client, resolve_credentials
+from .runtime import Controller, LeaderElector, Settings
+from .telemetry import Logger, Metrics, parse_address, serve
+
+EXIT_LOST_LEASE = 4
+
+
+def settings_from_args(args: argparse.Namespace, default_namespace: str) -> Settings:
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+    if unknown or not kinds:
+        raise UsageError(f"--kinds: unknown kind(s) {', '.join(unknown) or '(none)'} (known: {', '.join(WORKLOAD_KINDS)})")
+    if args.window < 0 or args.max_patches_per_second < 0 or args.patch_burst < 1:
+        raise UsageError("--window and --max-patches-per-second must be >= 0, --patch-burst >= 1")
+    if args.leader_elect and not (args.retry_period < args.renew_deadline < args.lease_duration):
+        raise UsageError("leader election needs --retry-period < --renew-deadline < --lease-duration")
+    try:
+        parse_address(args.metrics_address)
+    except ValueError as err:
+        raise UsageError(f"--metrics-address: {err}") from None
+    identity = args.identity or f"{os.environ.get('POD_NAME') or socket.gethostname()}-{os.getpid()}"
+    return Settings(
+        namespaces=tuple(n.strip() for n in args.namespaces.split(",") if n.strip()),
+        namespace_selector=args.namespace_selector,
+        kinds=kinds,
+        window=args.window,
+        patches_per_second=args.max_patches_per_second,
+        patch_burst=args.patch_burst,
+        dry_run=args.dry_run,
+        events=not args.no_events,
+        leader_elect=args.leader_elect,
+        lease_name=args.lease_name,
+        lease_namespace=args.lease_namespace or default_namespace,
+        lease_duration=args.lease_duration,
+        renew_deadline=args.renew_deadline,
+        retry_period=args.retry_period,
+        identity=identity,
+        secret_field_selector=args.secret_field_selector,
+    )
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    log = Logger(args.log_level)
+    creds = resolve_credentials(args.kubeconfig, args.context, os.environ)
+    settings = settings_from_args(args, creds.namespace)
+    options = Options(
+        profile=args.profile,
+        missing="ignore",
+        opt_in=not args.all_workloads,
+        workloads=WorkloadTable(),
+        hmac_key=read_hmac_key(args.hmac_key_file, os.environ),
+    )
+    metrics = Metrics()
+    client = Client(creds)
+    controller = Controller(client, settings, options, log, metrics)
+    elector = LeaderElector(Client(creds), settings, log, metrics) if settings.leader_elect and not settings.dry_run else None
+    metrics.set("wavegen_is_leader", 0 if elector else 1)
+    lost = threading.Event()
+
+    def ready() -> bool:
+        # A standby is ready (it must not block a rollout of the controller's own Deployment); a leader once synced.
+        return controller.healthy() and ((elector is not None and not elector.leading) or controller.synced.is_set())
+
+    server = serve(args.metrics_address, metrics, controller.healthy, ready)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        controller.stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    log.info(
+        "starting",
+        server=creds.server,
+        identity=settings.identity,
+        namespaces=list(settings.namespaces) or "all",
+        namespace_selector=settings.namespace_selector,
+        kinds=list(settings.kinds),
+        window=settings.window,
+        max_patches_per_second=settings.patches_per_second,
+        dry_run=settings.dry_run,
+        opt_in=options.opt_in,
+        profile=options.profile,
+        hmac=options.hmac_key is not None,
+        metrics_address=f"{server.server_address[0]!s}:{server.server_address[1]}",
+    )
+    try:
+        if elector is not None:
+            if not elector.acquire(controller.stop):
+                return EXIT_OK
+
+            def on_lost() -> None:
+                lost.set()
+                controller.stop.set()
+
+            keeper = threading.Thread(target=elector.keep, args=(controller.stop, on_lost), name="lease", daemon=True)
+            keeper.start()
+        controller.start()
+        controller.stop.wait()
+    finally:
+        controller.shutdown()
+        if elector is not None and not lost.is_set():
+            elector.release()
+        server.shutdown()
+    if lost.is_set():
+        log.error("lost the lease: exiting so a fresh process starts from a clean list")
+        return EXIT_LOST_LEASE
+    if controller.fatal:
+        return 3
+    log.info("stopped")
+    return EXIT_OK

@@ -1,0 +1,133 @@
+"""`wavegen manifests`: install manifests for `wavegen watch`, rendered from the jinja2 templates shipped in the package."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+
+DEFAULT_IMAGE_REPOSITORY = "ghcr.io/wavegen/wavegen"
+METRICS_PORT = 8080
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "manifests",
+        help="print install manifests for the watch controller (ServiceAccount, RBAC, Deployment)",
+        description="Print the manifests that install `wavegen watch`. Flags after -- are passed to the controller "
+        "(e.g. -- --window 5 --all-workloads); --namespaces/--kinds/--namespace-selector there also shape the RBAC.",
+    )
+    parser.add_argument("-n", "--namespace", default="wavegen-system", help="install namespace (default: wavegen-system)")
+    parser.add_argument(
+        "--scope",
+        choices=("namespace", "cluster"),
+        default="cluster",
+        help="cluster: one ClusterRole; namespace: a Role in each watched namespace (default: cluster)",
+    )
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="controller replicas; > 1 adds a PodDisruptionBudget (default: 1)"
+    )
+    parser.add_argument("--image", default=None, help=f"controller image (default: {DEFAULT_IMAGE_REPOSITORY}:<version>)")
+    parser.add_argument("--name", default="wavegen", help="name of every object (default: wavegen)")
+    parser.add_argument("--create-namespace", action="store_true", help="also render the Namespace")
+    parser.add_argument("--hmac-key-secret", default=None, metavar="SECRET", help="mount this Secret's 'key' as the HMAC key")
+    parser.add_argument("controller_args", nargs=argparse.REMAINDER, help="-- then flags for `wavegen watch`")
+    parser.set_defaults(func=cmd_manifests)
+
+
+def _controller_flags(extra: list[str]) -> argparse.Namespace:
+    from ..errors import UsageError
+    from .controller import add_watch_flags
+
+    check = argparse.ArgumentParser(prog="wavegen watch", add_help=False, exit_on_error=False)
+    add_watch_flags(check)
+    try:
+        parsed, unknown = check.parse_known_args(extra)
+    except argparse.ArgumentError as err:
+        raise UsageError(f"controller flags: {err}") from None
+    if unknown:
+        raise UsageError(f"controller flags: unknown {' '.join(unknown)}")
+    for flag in ("--kubeconfig", "--context", "--leader-elect", "--lease-name", "--lease-namespace", "--metrics-address"):
+        if any(a == flag or a.startswith(flag + "=") for a in extra):
+            raise UsageError(f"controller flags: {flag} is set by the manifests themselves")
+    return parsed
+
+
+def render(args: argparse.Namespace) -> str:
+    import jinja2
+
+    from .. import __version__
+    from ..errors import UsageError
+    from .controller.index import WORKLOAD_KINDS
+
+    extra = list(args.controller_args)
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    if args.replicas < 1:
+        raise UsageError("--replicas must be at least 1")
+    flags = _controller_flags(extra)
+    kinds = [k.strip() for k in flags.kinds.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in WORKLOAD_KINDS]
+    if unknown:
+        raise UsageError(f"controller flags: unknown kind(s) {', '.join(unknown)}")
+    watch_namespaces = [n.strip() for n in flags.namespaces.split(",") if n.strip()]
+    if args.scope == "namespace":
+        if flags.namespace_selector:
+            raise UsageError("--namespace-selector needs --scope cluster (it lists namespaces)")
+        if not watch_namespaces:
+            # A namespaced install watches its own namespace unless told otherwise.
+            watch_namespaces = [args.namespace]
+            extra += ["--namespaces", args.namespace]
+    groups: dict[str, list[str]] = {}
+    for kind in kinds:
+        info = WORKLOAD_KINDS[kind]
+        group = info.api_version.rpartition("/")[0]
+        groups.setdefault(group, []).append(info.plural)
+    controller_args = [
+        "watch",
+        "--leader-elect",
+        "--lease-name",
+        args.name,
+        "--lease-namespace",
+        args.namespace,
+        "--metrics-address",
+        f":{METRICS_PORT}",
+    ]
+    if args.hmac_key_secret:
+        if any(a == "--hmac-key-file" or a.startswith("--hmac-key-file=") for a in extra):
+            raise UsageError("--hmac-key-secret and a --hmac-key-file controller flag cannot be combined")
+        controller_args += ["--hmac-key-file", "/etc/wavegen/hmac/key"]
+    controller_args += extra
+    selector = {"app.kubernetes.io/name": "wavegen", "app.kubernetes.io/instance": args.name}
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("wavegen", "templates/manifests"),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # YAML, not HTML; every string is emitted through tojson
+    )
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False}
+    text = env.get_template("install.yaml.j2").render(
+        version=__version__,
+        command_line=shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else "",
+        name=args.name,
+        namespace=args.namespace,
+        scope=args.scope,
+        replicas=args.replicas,
+        image=args.image or f"{DEFAULT_IMAGE_REPOSITORY}:{__version__}",
+        args=controller_args,
+        labels={**selector, "app.kubernetes.io/version": __version__, "app.kubernetes.io/component": "controller"},
+        selector=selector,
+        watch_namespaces=watch_namespaces,
+        namespace_selector=flags.namespace_selector,
+        workload_groups=sorted(groups.items()),
+        create_namespace=args.create_namespace,
+        hmac_key_secret=args.hmac_key_secret,
+        metrics_port=METRICS_PORT,
+    )
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()) + "\n"
+
+
+def cmd_manifests(args: argparse.Namespace) -> int:
+    sys.stdout.write(render(args))
+    return 0
