@@ -9,7 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fixtures import (  # noqa: F401  (fixtures shared by integration and e2e)
+    control_plane,
+    controller_manager,
+    namespace,
+    terminal_summary,
+)
+
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminal_summary(terminalreporter)
 
 
 @pytest.fixture(scope="session")
