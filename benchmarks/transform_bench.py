@@ -30,17 +30,26 @@ class Timing:
     peak_rss_kb: int
 
 
+# GNU time (Debian package "time"); without it peak RSS is not reported.
+GNU_TIME = shutil.which("time")
+
+
 def run_once(argv: list[str]) -> Timing:
-    start = time.perf_counter()
-    # close_fds=False lets Python use posix_spawn: a forked child would start
-    # with this process's RSS as its peak and skew ru_maxrss.
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=False)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(argv)}")
-    return Timing(elapsed, usage.ru_maxrss)
+    """Wall time of one run and its peak RSS.
+
+    Peak RSS comes from GNU time: a child of this (large) benchmark process would
+    report this process's high-water mark as its own, whatever it really used.
+    """
+    with tempfile.NamedTemporaryFile("r") as rss_file:
+        wrapped = [GNU_TIME, "-f", "%M", "-o", rss_file.name, *argv] if GNU_TIME else argv
+        start = time.perf_counter()
+        done = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(argv)}")
+        text = rss_file.read().strip().splitlines()
+        peak = int(text[-1]) if text and text[-1].isdigit() else 0
+    return Timing(elapsed, peak)
 
 
 def measure(commands: dict[str, list[str]], runs: int) -> dict[str, Timing]:

@@ -113,8 +113,14 @@ def events_for(cp: ControlPlane, ns: str) -> list[dict[str, Any]]:
 
 
 def assert_no_secret_leak(w: Watcher, cp: ControlPlane, ns: str) -> None:
-    assert SECRET_VALUE not in w.text()
-    assert SECRET_VALUE not in json.dumps(events_for(cp, ns))
+    """No Secret value, raw or base64, in the controller's logs, its Events or the workload it patched."""
+    import base64
+
+    seen = [w.text(), json.dumps(events_for(cp, ns)), json.dumps(deployment(cp, ns))]
+    for suffix in ("-1", "-2", "-3", ""):
+        value = SECRET_VALUE + suffix
+        for needle in (value, base64.b64encode(value.encode()).decode()):
+            assert all(needle not in text for text in seen), needle
 
 
 def setup_external(cp: ControlPlane, ns: str, watch: WatchFactory, *extra: str, window: float = 1.0) -> Watcher:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -39,7 +39,9 @@ MAX_DEPTH = 128
 # Cheap bounds first: a document with at most this many flow openers and no line whose
 # indentation/indicator prefix is this long cannot nest deeper than MAX_DEPTH.
 _SHALLOW = MAX_DEPTH // 2 - 2
-_DEEP_PREFIX = re.compile(f"^[ \t?:-]{{{_SHALLOW}}}", re.M)
+# "\n" as a literal prefix instead of "^" with re.M: several times faster to scan.
+_DEEP_LINE = re.compile(f"\n[ \t?:-]{{{_SHALLOW}}}")
+_DEEP_FIRST_LINE = re.compile(f"[ \t?:-]{{{_SHALLOW}}}")
 
 
 def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "") -> WavegenError:
@@ -64,7 +66,8 @@ def check_depth(text: str) -> None:
     Costs two C-speed scans for ordinary documents; only documents that might be deep
     are walked event by event, and that walk stops at the first level too many.
     """
-    if text.count("[") + text.count("{") <= _SHALLOW and not _DEEP_PREFIX.search(text):
+    shallow_lines = not _DEEP_LINE.search(text) and not _DEEP_FIRST_LINE.match(text)
+    if text.count("[") + text.count("{") <= _SHALLOW and shallow_lines:
         return
     next_event: Callable[[], Any] = (
         _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
@@ -116,10 +119,46 @@ def validate_piece(text: str) -> None:
             pass
 
 
+SEQ_TAG = "tag:yaml.org,2002:seq"
+MAP_TAG = "tag:yaml.org,2002:map"
+
+
+class _LeanResolveLoader(_Loader):
+    """The safe loader with a leaner resolver: the same tags, far fewer Python steps per scalar.
+
+    SafeLoader has no path resolvers and no wildcard implicit resolvers, so
+    resolving is a lookup by first character; PyYAML's generic version builds
+    lists and checks path state for every node, a quarter of compose time.
+    """
+
+    _by_first_char: ClassVar[dict[str | None, tuple[tuple[str, re.Pattern[str]], ...]]] = {
+        first: tuple(pairs) for first, pairs in _Loader.yaml_implicit_resolvers.items()
+    }
+
+    def resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
+        if kind is ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self._by_first_char.get(value[:1], ()):
+                    if regexp.match(value):
+                        return tag
+            return STR_TAG
+        return SEQ_TAG if kind is SequenceNode else MAP_TAG
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+# The lean resolver is only equivalent while SafeLoader keeps these properties.
+assert not _Loader.yaml_path_resolvers and None not in _Loader.yaml_implicit_resolvers
+
+
 def compose(text: str) -> Node | None:
     """The node tree of a single-document text (None for an empty one)."""
     check_depth(text)
-    loader = _Loader(text)
+    loader = _LeanResolveLoader(text)
     try:
         return loader.get_single_node()
     finally:

@@ -11,8 +11,12 @@ from ..errors import WavegenError
 # libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
 LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
-_DOC_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.M)
-_DOC_END = re.compile(r"^\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)", re.M)
+# Markers are searched as "\n---" rather than "^---" with re.M: a literal prefix
+# lets the regex engine skip ahead, which is several times faster on big streams;
+# a marker on the very first line is checked separately.
+_DOC_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)")
+_DOC_END = re.compile(r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)")
+_DOC_END_FIRST = re.compile(r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)")
 _DIRECTIVE_LINE = re.compile(r"^%[^\r\n]*\r?\n\Z")
 _NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
 BOM = "\ufeff"
@@ -29,13 +33,6 @@ class Piece:
     def has_content(self) -> bool:
         """Whether anything but markers, directives, comments and blank lines is in the piece."""
         return any(not _NON_CONTENT_LINE.fullmatch(line) for line in self.text.splitlines())
-
-
-def count_lines(text: str) -> int:
-    """Number of line breaks in text, as libyaml counts them (lone CRs are refused earlier)."""
-    if any(ch in text for ch in _EXOTIC_BREAKS):
-        return len(LINE_BREAK.findall(text))
-    return text.count("\n")
 
 
 def line_starts(text: str) -> list[int]:
@@ -57,8 +54,8 @@ def check_line_breaks(text: str, file: str) -> None:
 def split_stream(text: str) -> list[Piece]:
     """Split at document markers; a ``---`` line starts a piece, a ``...`` line ends one."""
     cuts = {0, len(text)}
-    for match in _DOC_START.finditer(text):
-        cut = match.start()
+    starts = [m.start() + 1 for m in _DOC_START.finditer(text)]
+    for cut in starts:
         # Directives (%YAML, %TAG) belong to the document they precede.
         while cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
@@ -67,15 +64,19 @@ def split_stream(text: str) -> list[Piece]:
             else:
                 break
         cuts.add(cut)
-    for match in _DOC_END.finditer(text):
-        cuts.add(match.end())
+    ends = [m.end() for m in _DOC_END.finditer(text)]
+    first_end = _DOC_END_FIRST.match(text)
+    if first_end:
+        ends.append(first_end.end())
+    cuts.update(ends)
     ordered = sorted(cuts)
     pieces: list[Piece] = []
     line = 0
+    exotic = any(ch in text for ch in _EXOTIC_BREAKS)
     for number, (start, end) in enumerate(itertools.pairwise(ordered), start=1):
         chunk = text[start:end]
         pieces.append(Piece(chunk, line, number))
-        line += count_lines(chunk)
+        line += len(LINE_BREAK.findall(chunk)) if exotic else chunk.count("\n")
     if not pieces:
         pieces.append(Piece("", 0, 1))
     return pieces
