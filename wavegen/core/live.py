@@ -86,7 +86,7 @@ def uncovered_references(
     if workload_kind is None:
         return f"{kind} is not a rolling workload kind", []
     annotations = metadata_annotations(body)
-    status, reason = _selection(True, annotations, options)
+    status, reason = _selection(annotations, options)
     if status is not None:
         return reason, []
     out: list[tuple[tuple[str, ...], list[Reference]]] = []

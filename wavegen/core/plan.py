@@ -253,7 +253,7 @@ def _template_plan(
     return TemplatePlan(path, resolved, current, desired, sorted(visible))
 
 
-def _selection(kind_known: bool, annotations: Mapping[str, str], options: Options) -> tuple[WorkloadStatus | None, str]:
+def _selection(annotations: Mapping[str, str], options: Options) -> tuple[WorkloadStatus | None, str]:
     if annotations.get(IGNORE_ANNOTATION, "").lower() == "true":
         return "ignored", f'{IGNORE_ANNOTATION} is "true"'
     if options.opt_in:
@@ -329,7 +329,7 @@ def plan_workload(obj: KubeObject, sources: Mapping[SourceKey, ConfigSource], op
             refs = _template_references(template, spec_path, annotations, namespace, options)
             templates.append(TemplatePlan(spec_path, _resolve(refs, sources), {}, {}, []))
         return WorkloadPlan(obj.uid, api_version, kind, namespace, name, "not-rolling", reason, templates, **location)  # type: ignore[arg-type]
-    status, reason = _selection(True, annotations, options)
+    status, reason = _selection(annotations, options)
     templates = []
     for path in workload_kind.template_paths:
         template = _at_path(obj.body, path)

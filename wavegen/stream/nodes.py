@@ -88,27 +88,6 @@ def check_depth(text: str) -> None:
             return
 
 
-def validate_stream(text: str, file: str) -> None:
-    """Syntax-check a whole stream in C without building any Python objects."""
-    try:
-        check_depth(text)
-    except yaml.YAMLError as err:
-        raise yaml_error(err, file, 0, 0, text) from None
-    except WavegenError as err:
-        raise err.located(file=file) from None
-    if not HAVE_LIBYAML:  # pragma: no cover
-        try:
-            for _ in yaml.parse(text, Loader=_Loader):
-                pass
-        except yaml.YAMLError as err:
-            raise yaml_error(err, file, 0, 0, text) from None
-        return
-    try:
-        _CParser(text).raw_parse()
-    except yaml.YAMLError as err:
-        raise yaml_error(err, file, 0, 0, text) from None
-
-
 def validate_piece(text: str) -> None:
     """Syntax-check one document we do not otherwise parse (raises yaml.YAMLError)."""
     check_depth(text)
