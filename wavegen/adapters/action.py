@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.model import Finding, Severity
-from ..core.plan import UNHASHED_ANNOTATION, WorkloadPlan
+from ..core.plan import WorkloadPlan
+from ..core.refs import merge_visible_keys
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
 from ..stream.engine import InputDocument, Result, run
 from .io import expand_paths, read_inputs, write_atomically
@@ -112,21 +113,14 @@ def rolling_workloads(result: Result) -> list[WorkloadPlan]:
 
 def workload_record(workload: WorkloadPlan) -> dict[str, Any]:
     """A workload for the JSON output and the summary: identity, position, hashes and referenced names/keys."""
-    sources: dict[tuple[str, str, str], set[str] | None] = {}
     old_hash: str | None = None
     new_hash: str | None = None
     for template in workload.templates:
-        for annotation, value in template.desired.items():
-            if annotation != UNHASHED_ANNOTATION and new_hash is None and old_hash is None:
-                new_hash = value
-                old_hash = template.current.get(annotation)
-        for resolved in template.references:
-            src = resolved.reference.source
-            key = (src.kind, src.namespace, src.name)
-            keys = resolved.reference.keys
-            if key in sources and sources[key] is None:
-                continue
-            sources[key] = None if keys is None else (sources.get(key) or set()) | set(keys)
+        annotation = template.hash_annotation
+        if annotation and new_hash is None and old_hash is None:
+            new_hash = template.desired[annotation]
+            old_hash = template.current.get(annotation)
+    sources = merge_visible_keys([r.reference for t in workload.templates for r in t.references])
     return {
         "kind": workload.kind,
         "namespace": workload.namespace,
@@ -137,8 +131,8 @@ def workload_record(workload: WorkloadPlan) -> dict[str, Any]:
         "oldHash": old_hash,
         "newHash": new_hash,
         "sources": [
-            {"kind": k, "namespace": ns, "name": n, "keys": None if keys is None else sorted(keys)}
-            for (k, ns, n), keys in sorted(sources.items())
+            {"kind": src.kind, "namespace": src.namespace, "name": src.name, "keys": None if keys is None else sorted(keys)}
+            for src, keys in sorted(sources.items())
         ],
     }
 
@@ -294,4 +288,3 @@ def register(subparsers: Any) -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
-

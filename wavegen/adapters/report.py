@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.model import Finding, SourceKey
-from ..core.plan import Plan, TemplatePlan, WorkloadPlan
+from ..core.plan import Plan, WorkloadPlan
+from ..core.refs import merge_visible_keys
 
 _STATUS_TEXT = {
     "annotated": "annotated",
@@ -24,13 +25,6 @@ def _keys_text(keys: frozenset[str] | None) -> str:
     return "all keys" if keys is None else ", ".join(sorted(keys)) or "no keys"
 
 
-def _template_hash(template: TemplatePlan) -> str | None:
-    for value in template.desired.values():
-        if value is not None and len(value) == 64:
-            return value
-    return None
-
-
 def explain_text(plan: Plan) -> str:
     lines: list[str] = []
     for workload in plan.workloads:
@@ -39,7 +33,7 @@ def explain_text(plan: Plan) -> str:
         reason = f": {workload.reason}" if workload.reason else ""
         lines.append(f"{workload.display} ({where}): {status}{reason}")
         for template in workload.templates:
-            digest = _template_hash(template)
+            digest = template.config_hash
             path = ".".join(template.path) or "(pod)"
             if digest:
                 state = "changes" if template.changed else "up to date"
@@ -74,7 +68,7 @@ def workload_json(workload: WorkloadPlan) -> dict[str, Any]:
         "templates": [
             {
                 "path": ".".join(t.path),
-                "hash": _template_hash(t),
+                "hash": t.config_hash,
                 "changed": t.changed,
                 "annotations": dict(sorted(t.desired.items())),
                 "references": [
@@ -129,16 +123,9 @@ def mermaid_graph(plan: Plan, workloads: Sequence[WorkloadPlan] | None = None) -
         if wid not in declared:
             declared.add(wid)
             lines.append(f'  {wid}["{workload.kind} {workload.namespace}/{workload.name}"]')
-        edges: dict[SourceKey, set[str] | None] = {}
-        states: dict[SourceKey, str] = {}
-        for template in workload.templates:
-            for resolved in template.references:
-                key = resolved.reference.source
-                states[key] = resolved.state
-                keys = resolved.reference.keys
-                if key in edges and edges[key] is None:
-                    continue
-                edges[key] = None if keys is None else (edges.get(key) or set()) | set(keys)
+        resolved_refs = [r for t in workload.templates for r in t.references]
+        states: dict[SourceKey, str] = {r.reference.source: r.state for r in resolved_refs}
+        edges = merge_visible_keys([r.reference for r in resolved_refs])
         for key in sorted(edges):
             sid = _mermaid_id("s_", str(key))
             if sid not in declared:

@@ -11,6 +11,7 @@ from .hashing import config_hash
 from .model import ConfigSource, Finding, Reference, Severity, SourceKey
 from .refs import extra_references, merge_visible_keys, pod_spec_references
 from .sources import IGNORE_ANNOTATION, SourceError, config_source, metadata_annotations
+from .wave import WAVE_HASH_ANNOTATION
 from .workloads import NON_ROLLING_KINDS, WorkloadTable, split_api_version
 
 HASH_ANNOTATION = "wavegen.io/config-hash"
@@ -42,11 +43,7 @@ class Options:
 
     @property
     def hash_annotation(self) -> str:
-        if self.profile == "wave":
-            from .wave import WAVE_HASH_ANNOTATION
-
-            return WAVE_HASH_ANNOTATION
-        return HASH_ANNOTATION
+        return WAVE_HASH_ANNOTATION if self.profile == "wave" else HASH_ANNOTATION
 
     @property
     def owned_annotations(self) -> tuple[str, ...]:
@@ -89,6 +86,17 @@ class TemplatePlan:
     @property
     def changed(self) -> bool:
         return any(self.current.get(k) != v for k, v in self.desired.items())
+
+    @property
+    def hash_annotation(self) -> str | None:
+        """The profile's hash annotation when this template's plan sets or removes it."""
+        return next((a for a in (HASH_ANNOTATION, WAVE_HASH_ANNOTATION) if a in self.desired), None)
+
+    @property
+    def config_hash(self) -> str | None:
+        """The hash this template will carry, under whichever profile's annotation."""
+        annotation = self.hash_annotation
+        return self.desired[annotation] if annotation else None
 
 
 WorkloadStatus = Literal["annotated", "no-references", "ignored", "not-opted-in", "not-rolling", "no-template"]
