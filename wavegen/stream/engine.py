@@ -185,24 +185,32 @@ class Engine:
             return root
         return next((node for index, node in iter_list_items(root) if index == where.item), None)
 
-    def _locate_finding(self, finding: Finding, cache: dict[tuple[int, int], Node | None]) -> Finding:
+    def _locate_finding(
+        self,
+        finding: Finding,
+        by_position: dict[tuple[str, int, int], int],
+        cache: dict[tuple[int, int], Node | None],
+    ) -> Finding:
         if not finding.field or not finding.resource:
             return finding
-        for uid, obj in enumerate(self.objects):
-            if obj.file == finding.file and obj.line == finding.line and obj.document == finding.document:
-                node = self._node(uid, cache)
-                if node is None:
-                    return finding
-                line = obj.line - 1 - node.start_mark.line + line_of(node, finding.field)
-                return Finding(
-                    finding.severity, finding.message, finding.resource, finding.field, finding.file, line, finding.document
-                )
-        return finding
+        uid = by_position.get((finding.file, finding.document, finding.line))
+        if uid is None:
+            return finding
+        node = self._node(uid, cache)
+        if node is None:
+            return finding
+        line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
+        return Finding(finding.severity, finding.message, finding.resource, finding.field, finding.file, line, finding.document)
 
     def plan(self) -> Plan:
         result = plan(self.objects, self.options)
+        # Findings name their object by position; index positions once instead of
+        # scanning every object per finding (quadratic with many warnings).
+        by_position: dict[tuple[str, int, int], int] = {}
+        for obj in self.objects:
+            by_position.setdefault((obj.file, obj.document, obj.line), obj.uid)
         cache: dict[tuple[int, int], Node | None] = {}
-        result.findings = [self._locate_finding(f, cache) for f in result.findings]
+        result.findings = [self._locate_finding(f, by_position, cache) for f in result.findings]
         return result
 
     def render(self, result: Plan) -> tuple[list[bytes], list[str]]:
