@@ -15,6 +15,23 @@ from .plan import KubeObject, Plan, Profile, RefState, WorkloadPlan
 
 WorkloadKey = tuple[str, str, str]  # (kind, namespace, name): a workload's identity across bundles
 
+
+class _WorkloadIdentity:
+    """``key`` and ``display`` for the workload records below, which all carry kind, namespace and name."""
+
+    __slots__ = ()
+    kind: str
+    namespace: str
+    name: str
+
+    @property
+    def key(self) -> WorkloadKey:
+        return (self.kind, self.namespace, self.name)
+
+    @property
+    def display(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
 CauseKind = Literal[
     "changed",  # same ConfigMap/Secret, keys the workload sees were added, removed or changed
     "unseen",  # same ConfigMap/Secret, only keys the workload cannot see changed
@@ -75,7 +92,7 @@ class Cause:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkloadChange:
+class WorkloadChange(_WorkloadIdentity):
     """A workload present on both sides (possibly in another namespace) and what changed for it."""
 
     api_version: str
@@ -92,17 +109,9 @@ class WorkloadChange:
     file: str = ""
     line: int = 0
 
-    @property
-    def key(self) -> WorkloadKey:
-        return (self.kind, self.namespace, self.name)
-
-    @property
-    def display(self) -> str:
-        return f"{self.kind}/{self.namespace}/{self.name}"
-
 
 @dataclass(frozen=True, slots=True)
-class WorkloadRef:
+class WorkloadRef(_WorkloadIdentity):
     """A workload present on one side only, with the ConfigMaps/Secrets it references there."""
 
     api_version: str
@@ -112,14 +121,6 @@ class WorkloadRef:
     sources: tuple[SourceKey, ...]
     file: str = ""
     line: int = 0
-
-    @property
-    def key(self) -> WorkloadKey:
-        return (self.kind, self.namespace, self.name)
-
-    @property
-    def display(self) -> str:
-        return f"{self.kind}/{self.namespace}/{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
