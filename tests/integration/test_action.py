@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.tools import REPO_ROOT, run, tool
+from tests.support.tools import REPO_ROOT, act_command, act_env, run
 
 pytestmark = pytest.mark.integration
 
@@ -191,27 +191,16 @@ def _make_repo(tmp_path: Path, mode: str, *, fresh: bool, install: str = "never"
 def _act(repo: Path, env: dict[str, str], tmp_path: Path) -> ActRun:
     out = tmp_path / "out"
     proc = run(
-        [
-            tool("act"),
-            "push",
-            "-P",
-            "ubuntu-latest=-self-hosted",
-            "-W",
+        act_command(
             ".github/workflows/wavegen.yml",
-            "--action-offline-mode",
-            "--no-cache-server",
             "--json",
             "--env",
             f"WAVEGEN_TEST_BIN={_wavegen_bin()}",
             "--env",
             f"WAVEGEN_TEST_OUT={out}",
-        ],
+        ),
         cwd=repo,
-        env={
-            **env,
-            "XDG_CONFIG_HOME": str(Path(env["HOME"]) / ".config"),
-            "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        },
+        env=act_env(env, Path(env["HOME"]), tmp_path / "cache"),
         timeout=300,
         check=False,
     )

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from tests.support.controlplane import ControlPlane
-from tests.support.tools import FIXTURES, REPO_ROOT, TOOLS, ToolError, run, tool
+from tests.support.tools import FIXTURES, REPO_ROOT, TOOLS, ToolError, act_command, act_env, run, tool
 
 pytestmark = pytest.mark.integration
 
@@ -282,22 +282,9 @@ def test_act_runs_local_workflow(tmp_path: Path) -> None:
     run([git, "add", "."], cwd=repo, env=genv)
     run([git, "commit", "-q", "-m", "init"], cwd=repo, env=genv)
     proc = run(
-        [
-            tool("act"),
-            "push",
-            "-P",
-            "ubuntu-latest=-self-hosted",
-            "-W",
-            ".github/workflows/x.yml",
-            "--action-offline-mode",
-            "--no-cache-server",
-        ],
+        act_command(".github/workflows/x.yml"),
         cwd=repo,
-        env={
-            **genv,
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        },
+        env=act_env(genv, home, tmp_path / "cache"),
         timeout=180,
         check=False,
     )

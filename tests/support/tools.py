@@ -63,6 +63,26 @@ def tool(name: str) -> str:
     pytest.skip(f"tool missing: {name} ({hint})")
 
 
+def act_command(workflow: str, *extra: str) -> list[str]:
+    """How the tests run act: jobs on this host (no Docker) and nothing fetched from the network."""
+    return [
+        tool("act"),
+        "push",
+        "-P",
+        "ubuntu-latest=-self-hosted",
+        "-W",
+        workflow,
+        "--action-offline-mode",
+        "--no-cache-server",
+        *extra,
+    ]
+
+
+def act_env(env: Mapping[str, str], home: Path, cache: Path) -> dict[str, str]:
+    """``env`` with act's config under ``home`` and its cache in ``cache``, away from the real user's."""
+    return {**env, "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(cache)}
+
+
 class ToolError(AssertionError):
     """A tool exited non-zero; the message carries its command and output."""
 
