@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.controlplane import free_port, start_control_plane  # noqa: E402
 from tests.support.tools import find_tool  # noqa: E402
-from wavegen.adapters.controller.kube import Client, load_kubeconfig, resource_path  # noqa: E402
+from wavegen.controller.kube import Client, load_kubeconfig, resource_path  # noqa: E402
 
 NS = "bench"
 LIVE = "wavegen.io/live-hash"

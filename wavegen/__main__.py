@@ -1,5 +1,5 @@
 """Entry point for ``python -m wavegen``."""
 
-from .adapters.cli import main
+from .cli.main import main
 
 raise SystemExit(main())

@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.integration.adapters_support import env_with_wavegen, install_helm4_plugin, wavegen_bin_dir
-from tests.support.tools import REPO_ROOT, run, tool
+from tests.support.tools import run, tool
 
 pytestmark = pytest.mark.integration
 
-ADAPTERS = REPO_ROOT / "wavegen" / "adapters"
 CANARY = "c2VjcmV0LWNhbmFyeS0xMjM0"  # base64 of a value that must never be echoed
 BAD_SECRET = f"""apiVersion: v1
 kind: Secret
@@ -37,11 +36,6 @@ spec:
 """
 
 
-def _needs(module: str) -> None:
-    if not (ADAPTERS / module).exists():
-        pytest.skip(f"wavegen/adapters/{module} does not exist yet")
-
-
 def _chart(tmp_path: Path) -> Path:
     chart = tmp_path / "chart"
     (chart / "templates").mkdir(parents=True)
@@ -61,7 +55,6 @@ def _assert_wavegen_message(proc: object) -> None:
 
 
 def test_helm3_post_renderer_failure_aborts(tmp_path: Path) -> None:
-    _needs("post_render.py")
     chart = _chart(tmp_path)
     shim = wavegen_bin_dir(tmp_path) / "wavegen"
     proc = run(
@@ -77,7 +70,6 @@ def test_helm3_post_renderer_failure_aborts(tmp_path: Path) -> None:
     "wavegen's message is not shown. Owner: plugins/helm + post_render.py",
 )
 def test_helm4_plugin_failure_aborts(tmp_path: Path) -> None:
-    _needs("post_render.py")
     chart = _chart(tmp_path)
     install_helm4_plugin(tmp_path)
     proc = run(
@@ -88,7 +80,6 @@ def test_helm4_plugin_failure_aborts(tmp_path: Path) -> None:
 
 
 def test_kustomize_exec_function_failure_aborts(tmp_path: Path) -> None:
-    _needs("krm.py")
     work = tmp_path / "k"
     work.mkdir()
     (work / "secret.yaml").write_text(BAD_SECRET)

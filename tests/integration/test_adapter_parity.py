@@ -107,7 +107,7 @@ def via_action(plain: str, tmp_path: Path) -> list[dict[str, Any]]:
         "GITHUB_OUTPUT": str(outputs),
         "GITHUB_STEP_SUMMARY": str(summary),
     }
-    run([sys.executable, "-m", "wavegen.adapters.action"], cwd=work, env=env)
+    run([sys.executable, "-m", "wavegen.integrations.action"], cwd=work, env=env)
     return docs_of(manifest.read_text())
 
 

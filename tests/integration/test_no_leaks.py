@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,6 @@ import yaml
 from tests.support.hostile import REPO_ROOT, Run, run_wavegen
 
 FIXTURES = REPO_ROOT / "fixtures"
-ADAPTERS = REPO_ROOT / "wavegen" / "adapters"
 
 EXTRA_BUNDLE = """\
 apiVersion: v1
@@ -120,19 +118,6 @@ def fixture_inputs() -> list[Path]:
     return sorted(p for p in FIXTURES.glob("*/input.yaml") if p.parent.name != "bad")
 
 
-def command_exists(*words: str) -> bool:
-    """Whether ``wavegen WORDS --help`` works; in CI a missing command whose module exists is a failure."""
-    return run_wavegen([*words, "--help"], limited=False).returncode == 0
-
-
-def require(command: str, module: str) -> None:
-    if command_exists(command):
-        return
-    if os.environ.get("CI") and (ADAPTERS / module).exists():
-        pytest.fail(f"wavegen {command} is missing although wavegen/adapters/{module} exists", pytrace=False)
-    pytest.skip(f"wavegen {command} does not exist yet")
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Canaries]:
     root = tmp_path_factory.mktemp("leaks")
@@ -200,7 +185,6 @@ def test_explain(world: tuple[Path, Canaries], fmt: str, tmp_path: Path) -> None
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
 @pytest.mark.parametrize("show_values", [False, True])
 def test_plan(world: tuple[Path, Canaries], fmt: str, show_values: bool, tmp_path: Path) -> None:
-    require("plan", "planner.py")
     root, canaries = world
     args = ["plan", "--format", fmt, str(root / "bundle"), str(root / "head")]
     run = run_wavegen([*args, "--show-values"] if show_values else args, cwd=tmp_path)
@@ -215,7 +199,6 @@ def _resource_list(path: Path) -> bytes:
 
 
 def test_krm_results(world: tuple[Path, Canaries], tmp_path: Path) -> None:
-    require("krm", "krm.py")
     root, canaries = world
     for path in (root / "bundle" / "all.yaml", root / "bad.yaml"):
         run = run_wavegen(["krm"], stdin=_resource_list(path), cwd=tmp_path)
@@ -225,7 +208,6 @@ def test_krm_results(world: tuple[Path, Canaries], tmp_path: Path) -> None:
 
 
 def test_post_render(world: tuple[Path, Canaries], tmp_path: Path) -> None:
-    require("post-render", "post_render.py")
     root, canaries = world
     source = (root / "bundle" / "all.yaml").read_bytes()
     run = run_wavegen(["post-render"], stdin=source, cwd=tmp_path)
@@ -239,8 +221,6 @@ def test_post_render(world: tuple[Path, Canaries], tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["check", "write"])
 def test_action_summary_and_outputs(world: tuple[Path, Canaries], mode: str, tmp_path: Path) -> None:
-    if not (ADAPTERS / "action.py").exists():
-        pytest.skip("wavegen/adapters/action.py does not exist yet")
     root, canaries = world
     work = tmp_path / "repo"
     work.mkdir()
@@ -252,7 +232,7 @@ def test_action_summary_and_outputs(world: tuple[Path, Canaries], mode: str, tmp
             "WAVEGEN_INPUT_PATHS": paths, "WAVEGEN_INPUT_MODE": mode, "WAVEGEN_INPUT_SUMMARY": "true",
             "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "GITHUB_ACTIONS": "true",
         }
-        run = run_wavegen([], cwd=work, env=env, module="wavegen.adapters.action")
+        run = run_wavegen([], cwd=work, env=env, module="wavegen.integrations.action")
         assert run.returncode in (0, 1), run.stderr
         written = [p.read_bytes() for p in (summary, outputs) if p.exists()]
         assert_clean(canaries, run.stdout, run.stderr, *written, what=f"action ({mode}, {paths})")

@@ -1,4 +1,4 @@
-"""wavegen.adapters.action run directly: inputs from env, $GITHUB_OUTPUT, the step summary, annotations."""
+"""wavegen.integrations.action run directly: inputs from env, $GITHUB_OUTPUT, the step summary, annotations."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wavegen.adapters import action
+from wavegen.integrations import action
 
 SECRET_VALUE = "unit-secret-value"
 

@@ -130,7 +130,7 @@ def test_offline_path_imports_nothing_heavy(tmp_path: Path) -> None:
     one = tmp_path / "one.yaml"
     one.write_text((FIXTURES / "stale-hash" / "input.yaml").read_text())
     code = (
-        "import sys\nfrom wavegen.adapters.cli import main\n"
+        "import sys\nfrom wavegen.cli.main import main\n"
         f"rc = main(['transform', '-o', {str(tmp_path / 'o.yaml')!r}, {str(one)!r}])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'jinja2', 'ruamel', 'urllib3', 'http'))\n"
         "print(rc, heavy)\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wavegen.adapters.cli import main
+from wavegen.cli.main import main
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CASES = sorted(p for p in FIXTURES.iterdir() if (p / "input.yaml").is_file() and (p / "expected.yaml").is_file())

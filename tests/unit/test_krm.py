@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from wavegen.adapters.krm import process, with_results
-from wavegen.adapters.kustomize_names import hash_suffix
 from wavegen.core.plan import HASH_ANNOTATION, Options
 from wavegen.errors import WavegenError
+from wavegen.integrations.krm import process, with_results
+from wavegen.integrations.kustomize_names import hash_suffix
 from wavegen.stream.engine import InputDocument, run
 
 ITEMS = """\

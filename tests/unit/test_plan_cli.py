@@ -15,8 +15,8 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 from tests.unit.plan_support import project
-from wavegen.adapters.cli import main
-from wavegen.adapters.planner import EXIT_WOULD_ROLL, use_colour
+from wavegen.cli.main import main
+from wavegen.cli.plan import EXIT_WOULD_ROLL, use_colour
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "fixtures" / "plan"

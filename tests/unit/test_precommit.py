@@ -1,4 +1,4 @@
-"""wavegen.adapters.precommit: staged files select whole bundles; check never writes, fix does."""
+"""wavegen.integrations.precommit: staged files select whole bundles; check never writes, fix does."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wavegen.adapters import precommit
+from wavegen.integrations import precommit
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg}}\ndata: {{K: {value}}}\n"
 DEPLOYMENT = """\

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from wavegen.adapters.controller.index import CONFIGMAP, WORKLOAD_KINDS, Index, trim_workload
-from wavegen.adapters.controller.kube import ApiError, load_kubeconfig
-from wavegen.adapters.controller.runtime import Controller, RateLimiter, Settings, WorkQueue
-from wavegen.adapters.controller.telemetry import Logger, Metrics
+from wavegen.controller.index import CONFIGMAP, WORKLOAD_KINDS, Index, trim_workload
+from wavegen.controller.kube import ApiError, load_kubeconfig
+from wavegen.controller.runtime import Controller, RateLimiter, Settings, WorkQueue
+from wavegen.controller.telemetry import Logger, Metrics
 from wavegen.core.live import LIVE_HASH_ANNOTATION, LIVE_REFS_ANNOTATION
 from wavegen.core.model import SourceKey
 from wavegen.core.plan import Options
@@ -308,7 +308,7 @@ def test_gone_watch_relists_and_catches_up(running: tuple[FakeApi, Controller]) 
 
 
 def test_manifests_render_least_privilege(capsys: pytest.CaptureFixture[str]) -> None:
-    from wavegen.adapters.cli import main
+    from wavegen.cli.main import main
 
     assert (
         main(
@@ -345,7 +345,7 @@ def test_manifests_render_least_privilege(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_manifests_reject_bad_controller_flags() -> None:
-    from wavegen.adapters.manifests import render
+    from wavegen.cli.manifests import render
 
     args = argparse.Namespace(
         controller_args=["--", "--windw", "3"], replicas=1, scope="cluster", namespace="x", name="w",
@@ -359,7 +359,7 @@ def test_client_reads_a_chunked_watch_stream_line_by_line() -> None:
     import json
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from wavegen.adapters.controller.kube import Client, Credentials
+    from wavegen.controller.kube import Client, Credentials
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
-from .io import MANIFEST_SUFFIXES, STDIN_NAME, expand_paths, read_inputs
-from .options import add_core_flags, options_from_args
+from ..inputs.files import MANIFEST_SUFFIXES, STDIN_NAME, expand_paths, read_inputs
+from ..inputs.options import add_core_flags, options_from_args
 
 if TYPE_CHECKING:
     from ..core.diff import RestartPlan, WorkloadKey
@@ -213,8 +213,8 @@ def use_colour(stream: Any, environ: os._Environ[str] | dict[str, str] | None = 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from ..core.model import Severity
-    from . import plan_report
-    from .report import finding_line
+    from ..render import plan_report
+    from ..render.report import finding_line
 
     options = options_from_args(args)
     (base_label, base_inputs), (head_label, head_inputs) = _read_sides(args)

@@ -9,15 +9,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, WavegenError
+from ..inputs.files import MANIFEST_SUFFIXES, expand_paths, read_inputs, write_atomically
+from ..inputs.options import add_core_flags, options_from_args
+from ..render.report import finding_line
 from ..stream.engine import run
-from .io import MANIFEST_SUFFIXES, expand_paths, read_inputs, write_atomically
-from .options import add_core_flags, options_from_args
-from .report import finding_line
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m wavegen.adapters.precommit",
+        prog="python -m wavegen.integrations.precommit",
         description=(
             "Check (--check) or fix (--fix) wavegen config hashes. Each file named belongs to a bundle: the "
             "--bundle directory holding it, or else the manifest files of its own directory. The whole bundle "

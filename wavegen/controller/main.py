@@ -9,10 +9,10 @@ import socket
 import threading
 from types import FrameType
 
-from ...core.plan import Options
-from ...core.workloads import WorkloadTable
-from ...errors import EXIT_OK, UsageError
-from ..options import read_hmac_key
+from ..core.plan import Options
+from ..core.workloads import WorkloadTable
+from ..errors import EXIT_OK, UsageError
+from ..inputs.options import read_hmac_key
 from .index import WORKLOAD_KINDS
 from .kube import Client, resolve_credentials
 from .runtime import Controller, LeaderElector, Settings

@@ -37,8 +37,8 @@ def register(subparsers: Any) -> None:
 
 
 def _controller_flags(extra: list[str]) -> argparse.Namespace:
+    from ..controller import add_watch_flags
     from ..errors import UsageError
-    from .controller import add_watch_flags
 
     check = argparse.ArgumentParser(prog="wavegen watch", add_help=False, exit_on_error=False)
     add_watch_flags(check)
@@ -58,8 +58,8 @@ def render(args: argparse.Namespace) -> str:
     import jinja2
 
     from .. import __version__
+    from ..controller.index import WORKLOAD_KINDS
     from ..errors import UsageError
-    from .controller.index import WORKLOAD_KINDS
 
     extra = list(args.controller_args)
     if extra and extra[0] == "--":
@@ -101,7 +101,7 @@ def render(args: argparse.Namespace) -> str:
     controller_args += extra
     selector = {"app.kubernetes.io/name": "wavegen", "app.kubernetes.io/instance": args.name}
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("wavegen", "templates/manifests"),
+        loader=jinja2.PackageLoader("wavegen", "render/templates/manifests"),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,  # YAML, not HTML; every string is emitted through tojson

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.live import uncovered_references
-from ...core.model import ConfigSource, SourceKey
-from ...core.plan import Options
-from ...core.sources import SourceError, config_source
+from ..core.live import uncovered_references
+from ..core.model import ConfigSource, SourceKey
+from ..core.plan import Options
+from ..core.sources import SourceError, config_source
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.live import LiveDecision, live_decision
-from ...core.model import SourceKey
-from ...core.plan import Options
+from ..core.live import LiveDecision, live_decision
+from ..core.model import SourceKey
+from ..core.plan import Options
 from .index import CONFIGMAP, SECRET, WORKLOAD_KINDS, Index, Kind, WorkloadKey
 from .kube import ApiError, Client, is_transport_error, now_rfc3339, resource_path
 from .telemetry import Logger, Metrics

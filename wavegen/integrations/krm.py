@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
-from .options import add_core_flags
+from ..inputs.options import add_core_flags
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 TYPED_API_VERSION = "wavegen.io/v1alpha1"
@@ -127,7 +127,7 @@ def krm_options(function_config: Any, args: argparse.Namespace | None, environ: 
     """Options from functionConfig, with command-line flags (``exec.args``) taking precedence."""
     from ..core.plan import Options
     from ..core.workloads import parse_workload_spec
-    from .options import options_from
+    from ..inputs.options import options_from
 
     settings = settings_from_function_config(function_config)
     flag_kinds = []

@@ -18,10 +18,10 @@ from ..core.model import Finding, Severity
 from ..core.plan import WorkloadPlan
 from ..core.refs import merge_visible_keys
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
+from ..inputs.files import expand_paths, read_inputs, write_atomically
+from ..inputs.options import add_core_flags, options_from_args
+from ..render.report import finding_line, mermaid_graph
 from ..stream.engine import InputDocument, Result, run
-from .io import expand_paths, read_inputs, write_atomically
-from .options import add_core_flags, options_from_args
-from .report import finding_line, mermaid_graph
 
 MODES = ("write", "check")
 GLOB_CHARS = frozenset("*?[")
@@ -143,7 +143,8 @@ def _markdown_cell(text: str) -> str:
 
 def restart_plan_markdown(inputs: ActionInputs, documents: Sequence[InputDocument], result: Result) -> str:
     """``wavegen plan`` Markdown comparing the ``base`` revision with the bundle as this step leaves it."""
-    from . import plan_report, planner
+    from ..cli import plan as planner
+    from ..render import plan_report
 
     options = options_from_args(parse_flags(inputs.flags))
     named = [Path(p) for p in expand_globs(inputs.paths)]
@@ -157,14 +158,14 @@ def restart_plan_markdown(inputs: ActionInputs, documents: Sequence[InputDocumen
 
 
 def render_summary(result: Result, inputs: ActionInputs, changed_files: Sequence[str], plan_markdown: str = "") -> str:
-    """The Markdown step summary (jinja2 template ``templates/summary.md.j2``): names and keys only.
+    """The Markdown step summary (jinja2 template ``render/templates/summary.md.j2``): names and keys only.
 
     With a ``base`` revision the restart plan against it (``wavegen plan --format markdown``) comes first.
     """
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("wavegen", "templates"),
+        loader=jinja2.PackageLoader("wavegen", "render/templates"),
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -244,7 +245,7 @@ def execute(inputs: ActionInputs, stdout: Any = None) -> Outcome:
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:
-    """Entry point of the action step (``python -m wavegen.adapters.action``)."""
+    """Entry point of the action step (``python -m wavegen.integrations.action``)."""
     env = os.environ if environ is None else environ
     try:
         inputs = inputs_from_env(env)
@@ -281,7 +282,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Hidden ``wavegen action`` subcommand (the same as ``python -m wavegen.adapters.action``)."""
+    """Hidden ``wavegen action`` subcommand (the same as ``python -m wavegen.integrations.action``)."""
     parser = subparsers.add_parser("action", help=argparse.SUPPRESS)
     parser.set_defaults(func=lambda _args: main())
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
-from .options import add_core_flags
+from ..inputs.options import add_core_flags
 
 # Helm reads its release namespace from this variable too, so when it is set it
 # is the namespace helm installs into. Neither Helm 3 nor Helm 4 passes the
@@ -45,9 +45,9 @@ def release_namespace(flag: str | None, environ: Mapping[str, str]) -> str | Non
 
 def post_render(data: bytes, args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> tuple[bytes, int]:
     """The bytes to hand back to helm and the exit code; findings go to stderr."""
+    from ..cli.main import report_findings
+    from ..inputs.options import options_from_args
     from ..stream.engine import InputDocument, run
-    from .cli import report_findings
-    from .options import options_from_args
 
     env = os.environ if environ is None else environ
     args.namespace = release_namespace(args.namespace, env)

@@ -12,16 +12,22 @@ from pathlib import Path
 from .. import __version__
 from ..core.model import Finding
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, WavegenError
+from ..inputs.files import STDIN_NAME, expand_paths, join_streams, read_inputs, write_atomically
+from ..inputs.options import add_core_flags, options_from_args
+from ..render.report import explain_json, explain_text, finding_line, mermaid_graph
 from ..stream.engine import InputDocument, Result, run
-from .io import STDIN_NAME, expand_paths, join_streams, read_inputs, write_atomically
-from .options import add_core_flags, options_from_args
-from .report import explain_json, explain_text, finding_line, mermaid_graph
 
 EXIT_INTERNAL = 3
 
 # Adapters living in their own modules register their subcommands through
 # ``register(subparsers)``; they must keep heavy imports inside their handlers.
-PLUGGABLE_COMMANDS = ("post_render", "krm", "planner", "controller", "manifests")
+PLUGGABLE_COMMANDS = (
+    "wavegen.integrations.post_render",
+    "wavegen.integrations.krm",
+    "wavegen.cli.plan",
+    "wavegen.controller",
+    "wavegen.cli.manifests",
+)
 
 
 def in_github_actions(environ: os._Environ[str] | dict[str, str] | None = None) -> bool:
@@ -121,14 +127,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add_core_flags(explain)
     explain.set_defaults(func=cmd_explain)
 
-    # The hot path (transform/explain in a pipeline) skips importing adapters it does not use.
+    # The hot path (transform/explain in a pipeline) skips importing commands it does not use.
     wanted = _requested_command(sys.argv[1:] if argv is None else argv)
     plugins = () if wanted in BUILTIN_COMMANDS else PLUGGABLE_COMMANDS
     for module_name in plugins:
         try:
-            module = importlib.import_module(f"{__package__}.{module_name}")
+            module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
-            if err.name == f"{__package__}.{module_name}":
+            if err.name == module_name:
                 continue
             raise
         register = getattr(module, "register", None)

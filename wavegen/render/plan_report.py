@@ -14,8 +14,8 @@ from ..core.model import Finding, SourceKey
 from .report import finding_json
 
 if TYPE_CHECKING:
+    from ..cli.plan import Side
     from ..core.plan import Options
-    from .planner import Side
 
 SCHEMA_VERSION = 1
 MAX_GRAPH_WORKLOADS = 60  # GitHub refuses to render very large Mermaid graphs
@@ -428,10 +428,10 @@ def render_markdown(
     findings: Iterable[tuple[str, Finding]],
     show_values: bool = False,
 ) -> str:
-    """Markdown for a GitHub step summary or a PR comment, from wavegen/templates/plan.md.j2."""
+    """Markdown for a GitHub step summary or a PR comment, from wavegen/render/templates/plan.md.j2."""
     import jinja2
 
-    template_text = resources.files("wavegen").joinpath("templates/plan.md.j2").read_text(encoding="utf-8")
+    template_text = resources.files("wavegen").joinpath("render/templates/plan.md.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(
         autoescape=False,  # Markdown, not HTML: every interpolated name goes through the code/cell filters
         trim_blocks=True,

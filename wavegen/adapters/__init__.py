@@ -1,1 +1,0 @@
-"""Thin adapters: CLI, KRM function, helm post-renderer, GitHub Action, controller."""
