@@ -12,13 +12,10 @@ ENV PIP_NO_CACHE_DIR=1 \
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY wavegen ./wavegen
-# report: jinja2, for the Markdown of `wavegen plan`
-ARG EXTRAS=report
-RUN pip wheel --wheel-dir /wheels ".[${EXTRAS}]"
+RUN pip wheel --wheel-dir /wheels .
 
 # ---- runtime: the wheels only, no compilers, no pip cache ----------------------------------------
 FROM ${PYTHON_IMAGE}
-ARG EXTRAS=report
 LABEL org.opencontainers.image.title="wavegen" \
       org.opencontainers.image.description="Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change" \
       org.opencontainers.image.licenses="Apache-2.0"

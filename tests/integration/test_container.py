@@ -85,7 +85,7 @@ def entry_argv(venv: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Replays the Dockerfile: `pip wheel .[report]` in the build stage, `pip install --no-index` in the final one."""
+    """Replays the Dockerfile: `pip wheel .` in the build stage, `pip install --no-index` in the final one."""
     base = tmp_path_factory.mktemp("image")
     context = base / "context"
     context.mkdir()
@@ -97,7 +97,7 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REPO_ROOT / "wavegen", context / "wavegen", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     wheels = base / "wheels"
     env = {"PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(wheels), ".[report]"],
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(wheels), "."],
         cwd=context, env=env, timeout=600)
     venv = base / "venv"
     run([sys.executable, "-m", "venv", str(venv)])

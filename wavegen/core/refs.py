@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from .model import Reference, SourceKey, SourceKind
@@ -148,3 +148,15 @@ def merge_visible_keys(refs: Sequence[Reference]) -> dict[SourceKey, frozenset[s
         else:
             merged[ref.source] = ref.keys
     return merged
+
+
+def absent_required_keys(ref: Reference, present: Collection[str]) -> frozenset[str]:
+    """Keys a non-optional reference names that its source lacks: the pod could not start without them.
+
+    A key reference or a volume/projection ``items`` entry naming an absent key
+    fails the container (CreateContainerConfigError) or the mount; a reference
+    that sees all keys, or one marked ``optional: true``, never lacks a key.
+    """
+    if ref.optional or ref.keys is None:
+        return frozenset()
+    return frozenset(k for k in ref.keys if k not in present)
