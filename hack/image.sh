@@ -34,6 +34,8 @@ missing_packages() {
   for pkg in "${HOST_PACKAGES[@]}"; do
     command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
+  # mmdebstrap checks the Debian archive's signatures (not preinstalled on Ubuntu)
+  [ -s /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
   echo "${missing[*]}"
 }
 
@@ -161,6 +163,7 @@ buildah build --quiet --isolation chroot --layers --pull=never \
   --build-arg "PYTHON_IMAGE=$BASE_IMAGE" \
   "${VOLUMES[@]}" \
   --tag "$IMAGE" --file Dockerfile . >/dev/null
-size=$(buildah images --format '{{.Size}}' "$IMAGE" | head -n1)
+size=$(buildah images --format '{{.Size}}' "$IMAGE")
+size=${size%%$'\n'*}  # one line per name of the image; no `| head`: SIGPIPE under pipefail
 log "built $IMAGE in $(( $(date +%s) - t0 ))s, size $size"
 echo "$IMAGE"
