@@ -106,20 +106,20 @@ KEY=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${MMDEBSTRAP_ARGS[@]}" | sha256sum
 BASE_TAR="$CACHE/base-$KEY.tar"
 BASE_IMAGE="localhost/wavegen-python-base:$KEY"
 
-if [ ! -s "$BASE_TAR" ]; then
-  log "mmdebstrap $SUITE ($BASE_PACKAGES) -> $BASE_TAR"
-  t0=$(date +%s)
-  if ! mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.tmp" "${SOURCES[@]}" >"$CACHE/mmdebstrap.log" 2>&1; then
-    tail -n 40 "$CACHE/mmdebstrap.log" >&2
-    log "mmdebstrap failed (log: $CACHE/mmdebstrap.log)"
-    exit 1
-  fi
-  mv "$BASE_TAR.tmp" "$BASE_TAR"
-  log "base rootfs in $(( $(date +%s) - t0 ))s"
-  find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$KEY.tar" -delete  # superseded recipes
-fi
-
+# the tarball is needed only when buildah's storage lacks the base (first run, storage wiped)
 if ! buildah inspect --type image "$BASE_IMAGE" >/dev/null 2>&1; then
+  if [ ! -s "$BASE_TAR" ]; then
+    log "mmdebstrap $SUITE ($BASE_PACKAGES) -> $BASE_TAR"
+    t0=$(date +%s)
+    if ! mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.tmp" "${SOURCES[@]}" >"$CACHE/mmdebstrap.log" 2>&1; then
+      tail -n 40 "$CACHE/mmdebstrap.log" >&2
+      log "mmdebstrap failed (log: $CACHE/mmdebstrap.log)"
+      exit 1
+    fi
+    mv "$BASE_TAR.tmp" "$BASE_TAR"
+    log "base rootfs in $(( $(date +%s) - t0 ))s"
+    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$KEY.tar" -delete  # superseded recipes
+  fi
   log "importing $BASE_TAR as $BASE_IMAGE"
   ctr=$(buildah from scratch)
   trap 'buildah rm "$ctr" >/dev/null 2>&1 || true' EXIT
