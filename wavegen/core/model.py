@@ -39,6 +39,10 @@ class ConfigSource:
     annotations: Mapping[str, str] = field(default_factory=dict)
     ignored: bool = False
 
+    def key_names(self) -> frozenset[str]:
+        """Every key the object holds (``data`` and ``binaryData``, or a Secret's folded ``data``)."""
+        return frozenset(self.text_data) | frozenset(self.binary_data)
+
     def visible_items(self, keys: frozenset[str] | None) -> dict[str, bytes]:
         """Return the key -> stored bytes a reference sees (all keys when ``keys`` is None)."""
         merged: dict[str, bytes] = {k: v.encode("utf-8") for k, v in self.text_data.items()}

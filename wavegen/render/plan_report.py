@@ -23,6 +23,7 @@ MAX_LABEL_KEYS = 4
 
 _STATE_WORDS = {
     "present": "in the bundle",
+    "key-missing": "in the bundle without a key it needs",
     "ignored": "marked wavegen.io/ignore",
     "optional-absent": "optional and absent",
     "missing": "missing from the bundle",
@@ -100,6 +101,8 @@ def cause_text(cause: Cause, namespace: str, markdown: bool = False) -> str:
         text = f"no longer references {name}"
     if unseen:
         text += f" (also changed, not visible to it: {unseen})"
+    if cause.missing_keys:
+        text += f"; lacks required key(s) {', '.join(quote(k) for k in cause.missing_keys)}: pods cannot start"
     return text
 
 
@@ -239,6 +242,7 @@ def _cause_json(cause: Cause) -> dict[str, Any]:
         "unseenKeys": list(cause.unseen),
         "stateBefore": cause.state_before,
         "stateAfter": cause.state_after,
+        "missingKeys": list(cause.missing_keys),
     }
 
 
