@@ -136,6 +136,17 @@ def test_wave_profile_keeps_its_own_warning_too() -> None:
     assert any("wave will not update its hash: missing required key password in secret default/db" in m for m in messages)
 
 
+def test_an_ignored_object_still_lacks_the_key() -> None:
+    """wavegen.io/ignore keeps an object out of the hash, not out of the pod: the pod still cannot start."""
+    text = BUNDLE.replace("  name: app\ndata:", '  name: app\n  annotations: {wavegen.io/ignore: "true"}\ndata:')
+    result = transform(text)
+    assert [k for k, _, _ in key_findings(result.findings)] == ["b", "password", "zz"]
+    explain = transform(text).plan.workloads[0].templates[0].references
+    assert [(r.state, sorted(r.missing_keys)) for r in explain if r.reference.source.kind == "ConfigMap"] == [
+        ("ignored", ["zz"]), ("ignored", []), ("ignored", ["b"])
+    ]
+
+
 def test_present_keys_are_present() -> None:
     full = BUNDLE.replace('  a: "1"\n', '  a: "1"\n  b: "2"\n  zz: "3"\n').replace(f"user: {SECRET_VALUE}", "password: x")
     assert transform(full).findings == []

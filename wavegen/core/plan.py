@@ -75,7 +75,7 @@ HASHED_STATES: frozenset[RefState] = frozenset(("present", "key-missing"))
 class ResolvedReference:
     reference: Reference
     state: RefState
-    missing_keys: frozenset[str] = frozenset()  # required keys the object lacks (state "key-missing")
+    missing_keys: frozenset[str] = frozenset()  # required keys the object lacks (state "key-missing" or "ignored")
 
 
 @dataclass(slots=True)
@@ -254,12 +254,11 @@ def _resolve(refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource
         absent: frozenset[str] = frozenset()
         if source is None:
             state: RefState = "optional-absent" if ref.optional else "missing"
-        elif source.ignored:
-            state = "ignored"
         else:
             if ref.keys is not None:  # only a keyed reference can lack a key: skip building the key set otherwise
                 absent = absent_required_keys(ref, source.key_names())
-            state = "key-missing" if absent else "present"
+            # An ignored object is kept out of the hash, not out of the pod: a key it lacks still stops the pod.
+            state = "ignored" if source.ignored else "key-missing" if absent else "present"
         resolved.append(ResolvedReference(ref, state, absent))
     return resolved
 
@@ -327,7 +326,7 @@ def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, Config
             src = resolved.reference.source
             if resolved.state == "missing":
                 message = f"{workload.display} references {src.kind} {src.namespace}/{src.name}, which is not in the bundle"
-            elif resolved.state == "key-missing":
+            elif resolved.missing_keys:
                 keys = ", ".join(repr(k) for k in sorted(resolved.missing_keys))
                 what, it = ("keys", "them") if len(resolved.missing_keys) > 1 else ("key", "it")
                 message = (

@@ -26,9 +26,10 @@ def _keys_text(keys: frozenset[str] | None) -> str:
 
 
 def _state_text(resolved: ResolvedReference) -> str:
-    if resolved.state == "key-missing":
-        return f"key missing ({', '.join(sorted(resolved.missing_keys))})"
-    return resolved.state
+    if not resolved.missing_keys:
+        return resolved.state
+    missing = f"key missing ({', '.join(sorted(resolved.missing_keys))})"
+    return missing if resolved.state == "key-missing" else f"{resolved.state}, {missing}"
 
 
 def explain_text(plan: Plan) -> str:
