@@ -247,7 +247,22 @@ def _template_references(
     return pod_spec_references(spec, namespace, spec_field) + extra_references(workload_annotations, namespace)
 
 
-def _resolve(refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource]) -> list[ResolvedReference]:
+def _pod_needs(template: Mapping[str, Any], path: tuple[str, ...], namespace: str, options: Options) -> dict[str, Reference]:
+    """The pod's own references by field, where the profile's differ in the keys a pod needs.
+
+    wave reads plain volumes whole (it ignores their ``items``), but the
+    kubelet still needs every key those ``items`` name to mount them.
+    """
+    if options.profile != "wave":
+        return {}
+    spec = template.get("spec")
+    refs = pod_spec_references(spec if isinstance(spec, Mapping) else {}, namespace, ".".join((*path, "spec")))
+    return {r.field: r for r in refs if r.keys is not None}
+
+
+def _resolve(
+    refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource], needs: Mapping[str, Reference] | None = None
+) -> list[ResolvedReference]:
     resolved = []
     for ref in refs:
         source = sources.get(ref.source)
@@ -255,8 +270,9 @@ def _resolve(refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource
         if source is None:
             state: RefState = "optional-absent" if ref.optional else "missing"
         else:
-            if ref.keys is not None:  # only a keyed reference can lack a key: skip building the key set otherwise
-                absent = absent_required_keys(ref, source.key_names())
+            need = (needs or {}).get(ref.field, ref)
+            if need.keys is not None and need.source == ref.source:  # only a keyed reference can lack a key
+                absent = absent_required_keys(need, source.key_names())
             # An ignored object is kept out of the hash, not out of the pod: a key it lacks still stops the pod.
             state = "ignored" if source.ignored else "key-missing" if absent else "present"
         resolved.append(ResolvedReference(ref, state, absent))
@@ -272,7 +288,7 @@ def _template_plan(
     options: Options,
 ) -> TemplatePlan:
     refs = _template_references(template, path, workload_annotations, namespace, options)
-    resolved = _resolve(refs, sources)
+    resolved = _resolve(refs, sources, _pod_needs(template, path, namespace, options))
     current = {k: v for k, v in metadata_annotations(template).items() if k in options.owned_annotations}
     # A missing key changes nothing in the hash: the keys that are there are hashed as before.
     present = [r.reference for r in resolved if r.state in HASHED_STATES]
