@@ -152,6 +152,12 @@ def test_present_keys_are_present() -> None:
     assert transform(full).findings == []
 
 
+def test_keys_in_binary_data_and_string_data_are_present() -> None:
+    text = BUNDLE.replace('  a: "1"\n', '  a: "1"\n  zz: "3"\nbinaryData:\n  b: AAE=\n')
+    text = text.replace(f"  user: {SECRET_VALUE}\n", f"  user: {SECRET_VALUE}\n  password: x\n")
+    assert transform(text).findings == []
+
+
 def test_envfrom_and_whole_volumes_need_no_key() -> None:
     text = BUNDLE.replace("items: [{key: zz, path: zz}]", "defaultMode: 420")
     text = text.replace("secretKeyRef: {name: db, key: password}", "configMapKeyRef: {name: app, key: a}")
