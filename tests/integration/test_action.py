@@ -291,3 +291,21 @@ def test_action_installs_wavegen_from_its_own_directory(tmp_path: Path) -> None:
     assert any("installed wavegen" in m for m in result.messages()), result.text[-6000:]
     assert result.returncode != 0  # stale hash, as in check mode with the preinstalled wavegen
     assert result.outputs()["workloads"] == "Deployment/shop/web"
+
+
+def test_missing_key_is_a_warning_annotation_at_its_env_entry(tmp_path: Path) -> None:
+    """A key the Deployment needs leaves its ConfigMap: a ::warning at the exact env item, and the plan says so."""
+    repo, env = _make_repo(tmp_path, "write", fresh=False)
+    config = repo / "rendered" / "config.yaml"
+    config.write_text(config.read_text().replace("  LOG_LEVEL: debug\n", ""))
+    _git(repo, "commit", "-q", "-am", "drop LOG_LEVEL", env=env)
+    workloads = (repo / "rendered" / "app-workloads.yaml").read_text().splitlines()
+    line = next(i for i, text in enumerate(workloads, 1) if text.strip() == "- name: LOG_LEVEL")
+    result = _act(repo, env, tmp_path)
+    assert result.returncode == 0, result.text[-6000:]
+    warnings = [m for m in result.messages() if "needs key 'LOG_LEVEL'" in m]
+    assert warnings, result.text[-6000:]
+    assert f"::warning file=rendered/app-workloads.yaml,line={line}::Deployment/shop/web needs key 'LOG_LEVEL'" in warnings[0]
+    summary = next(s for s in result.summaries() if "wavegen restart plan" in s)
+    assert "lacks required key(s) `LOG_LEVEL`" in summary
+    assert SECRET_VALUE not in result.text

@@ -18,6 +18,8 @@ def _cause(cause: dict[str, Any]) -> dict[str, Any]:
         out["keys"] = keys
     if cause["unseenKeys"]:
         out["unseenKeys"] = cause["unseenKeys"]
+    if cause.get("missingKeys"):
+        out["missingKeys"] = cause["missingKeys"]
     return out
 
 
@@ -44,4 +46,7 @@ def project(data: dict[str, Any]) -> dict[str, Any]:
         "added": sorted(ident(w) for w in data["added"]),
         "removed": sorted(ident(w) for w in data["removed"]),
         "sources": {_source(s): s["change"] for s in data["sources"]},
+        # Pinned only where there are any, so older cases need no edit.
+        **({"findings": [f"{f['side']} {f['severity']} {f['line']}: {f['message']}" for f in data["findings"]]}
+           if data["findings"] else {}),
     }

@@ -109,9 +109,12 @@ def test_duplicate_keys_are_refused_with_their_line() -> None:
     assert caught.value.line == 7
 
 
-def test_same_configmap_twice_is_an_error_finding() -> None:
+def test_same_configmap_twice_is_a_warning_naming_both_places() -> None:
     result = run([InputDocument("in.yaml", (CM + "---\n" + CM).encode())], Options())
-    assert result.has_errors and "defined twice" in result.findings[0].message
+    assert not result.has_errors
+    [finding] = result.findings
+    assert finding.severity.value == "warning" and (finding.document, finding.line) == (2, 8)
+    assert "defined twice, at in.yaml:1:1 and in.yaml:2:8" in finding.message
     assert result.outputs[0] == (CM + "---\n" + CM).encode()
 
 

@@ -46,9 +46,9 @@ CauseKind = Literal[
 SourceChangeKind = Literal["added", "removed", "changed"]
 
 # States in which the object is in the bundle and its data is known.
-_PRESENT: frozenset[RefState] = frozenset(("present", "ignored"))
+_PRESENT: frozenset[RefState] = frozenset(("present", "key-missing", "ignored"))
 # When a source is referenced several times, the most telling state wins.
-_STATE_RANK: Mapping[RefState, int] = {"present": 3, "ignored": 2, "optional-absent": 1, "missing": 0}
+_STATE_RANK: Mapping[RefState, int] = {"key-missing": 4, "present": 3, "ignored": 2, "optional-absent": 1, "missing": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,9 @@ class Cause:
     ``source`` is the head-side object (the base-side one for ``vanished`` and
     ``unreferenced``); ``previous`` the base-side object of a rename or move.
     ``keys`` is what the workload sees change; ``unseen`` the keys that changed
-    in the object but that the workload's references cannot see.
+    in the object but that the workload's references cannot see;
+    ``missing_keys`` the keys its non-optional references need that the
+    head-side object lacks (its pods cannot start).
     """
 
     change: CauseKind
@@ -84,6 +86,7 @@ class Cause:
     unseen: tuple[str, ...]
     state_before: RefState | None
     state_after: RefState | None
+    missing_keys: tuple[str, ...] = ()
 
     @property
     def visible(self) -> bool:
@@ -156,11 +159,13 @@ class RestartPlan:
 
 @dataclass(frozen=True, slots=True)
 class _View:
-    """How a workload sees one source: best reference state, visible keys (None = all), fields naming it."""
+    """How a workload sees one source: best reference state, visible keys (None = all), fields naming it,
+    and the required keys the source lacks."""
 
     state: RefState
     keys: frozenset[str] | None
     fields: frozenset[str]
+    missing: frozenset[str] = frozenset()
 
 
 def _stored(source: ConfigSource | None) -> dict[str, bytes]:
@@ -184,11 +189,11 @@ def _views(workload: WorkloadPlan) -> dict[SourceKey, _View]:
             ref = resolved.reference
             old = views.get(ref.source)
             if old is None:
-                views[ref.source] = _View(resolved.state, ref.keys, frozenset((ref.field,)))
+                views[ref.source] = _View(resolved.state, ref.keys, frozenset((ref.field,)), resolved.missing_keys)
                 continue
             state = resolved.state if _STATE_RANK[resolved.state] > _STATE_RANK[old.state] else old.state
             keys = None if old.keys is None or ref.keys is None else old.keys | ref.keys
-            views[ref.source] = _View(state, keys, old.fields | {ref.field})
+            views[ref.source] = _View(state, keys, old.fields | {ref.field}, old.missing | resolved.missing_keys)
     return views
 
 
@@ -231,6 +236,8 @@ def _compare(
             unseen = tuple(sorted(whole.names))
         elif before.keys is not None and after.keys is not None:
             unseen = tuple(sorted(whole.names - before.keys - after.keys))
+    missing = tuple(sorted(after.missing)) if after is not None else ()
+    missing_changed = before is not None and after is not None and before.missing != after.missing
     if change is None:
         if state_before not in _PRESENT and state_after in _PRESENT:
             change = "appeared"
@@ -240,7 +247,7 @@ def _compare(
             if not unseen:
                 return None
             change = "ignored"
-        elif seen or state_before != state_after:
+        elif seen or state_before != state_after or missing_changed:
             # Also a wavegen.io/ignore toggled on or off: what the workload sees is all added or all removed.
             change = "changed"
         elif unseen:
@@ -250,7 +257,7 @@ def _compare(
     source = after_key if after_key is not None and change not in ("vanished", "unreferenced") else before_key
     assert source is not None
     previous = before_key if change in ("renamed", "moved") else None
-    return Cause(change, source, previous, seen, unseen, state_before, state_after)
+    return Cause(change, source, previous, seen, unseen, state_before, state_after, missing)
 
 
 def _pair_references(
@@ -308,8 +315,8 @@ def _referenced_sources(workload: WorkloadPlan) -> tuple[SourceKey, ...]:
 def _by_key(workloads: Iterable[WorkloadPlan]) -> dict[WorkloadKey, WorkloadPlan]:
     out: dict[WorkloadKey, WorkloadPlan] = {}
     for workload in workloads:
-        # A duplicate is an error the plan already reports; the first one stands.
-        out.setdefault((workload.kind, workload.namespace, workload.name), workload)
+        # A duplicate is a warning the plan already reports; the last one stands, as kubectl apply leaves it.
+        out[(workload.kind, workload.namespace, workload.name)] = workload
     return out
 
 
@@ -468,7 +475,8 @@ def template_fingerprints(objects: Sequence[KubeObject], plan: Plan, owned: Sequ
                 _blank_reference_names(copy, resolved.reference.field, template.path)
             parts.append([list(template.path), copy])
         canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
-        out.setdefault((workload.kind, workload.namespace, workload.name), hashlib.sha256(canonical.encode()).hexdigest())
+        # The last of duplicate workloads stands, as in _by_key.
+        out[(workload.kind, workload.namespace, workload.name)] = hashlib.sha256(canonical.encode()).hexdigest()
     return out
 
 

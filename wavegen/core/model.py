@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -22,6 +22,26 @@ class SourceKey:
         return f"{self.kind}/{self.namespace}/{self.name}"
 
 
+class _KeyNames(Collection[str]):
+    """The keys of two mappings as one collection: membership is two lookups, nothing is copied."""
+
+    __slots__ = ("_first", "_second")
+
+    def __init__(self, first: Mapping[str, object], second: Mapping[str, object]) -> None:
+        self._first = first
+        self._second = second
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._first or key in self._second
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._first
+        yield from (k for k in self._second if k not in self._first)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True, slots=True)
 class ConfigSource:
     """A ConfigMap or Secret holding the data the API server would store.
@@ -38,6 +58,10 @@ class ConfigSource:
     binary_data: Mapping[str, bytes]
     annotations: Mapping[str, str] = field(default_factory=dict)
     ignored: bool = False
+
+    def key_names(self) -> Collection[str]:
+        """Every key the object holds (``data`` and ``binaryData``, or a Secret's folded ``data``), without copying."""
+        return _KeyNames(self.text_data, self.binary_data)
 
     def visible_items(self, keys: frozenset[str] | None) -> dict[str, bytes]:
         """Return the key -> stored bytes a reference sees (all keys when ``keys`` is None)."""

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from ..errors import UsageError
 from .hashing import config_hash
 from .model import ConfigSource, Finding, Reference, Severity, SourceKey
-from .refs import extra_references, merge_visible_keys, pod_spec_references
+from .refs import absent_required_keys, extra_references, merge_visible_keys, pod_spec_references
 from .sources import IGNORE_ANNOTATION, SourceError, config_source, metadata_annotations
 from .wave import WAVE_HASH_ANNOTATION
 from .workloads import NON_ROLLING_KINDS, WorkloadTable, split_api_version
@@ -64,13 +64,18 @@ class KubeObject:
     line: int = 0
 
 
-RefState = Literal["present", "missing", "optional-absent", "ignored"]
+# "key-missing": the object is in the bundle (and hashed as usual) but lacks a
+# key this non-optional reference names, so the pod could not start.
+RefState = Literal["present", "key-missing", "missing", "optional-absent", "ignored"]
+# States in which the referenced object is in the bundle and its visible keys are hashed.
+HASHED_STATES: frozenset[RefState] = frozenset(("present", "key-missing"))
 
 
 @dataclass(frozen=True, slots=True)
 class ResolvedReference:
     reference: Reference
     state: RefState
+    missing_keys: frozenset[str] = frozenset()  # required keys the object lacks (state "key-missing" or "ignored")
 
 
 @dataclass(slots=True)
@@ -165,9 +170,13 @@ def _short_ref(key: SourceKey, namespace: str) -> str:
 
 
 def collect_sources(objects: Sequence[KubeObject], options: Options) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
-    """Every ConfigMap and Secret in the objects, in stored form; invalid ones become error findings."""
+    """Every ConfigMap and Secret in the objects, in stored form; invalid ones become error findings.
+
+    A ConfigMap/Secret defined twice keeps its last definition, as ``kubectl
+    apply`` of the bundle would leave it (duplicates are reported by
+    :func:`duplicate_findings`).
+    """
     sources: dict[SourceKey, ConfigSource] = {}
-    first_seen: dict[SourceKey, KubeObject] = {}
     findings: list[Finding] = []
     for obj in objects:
         api_version, kind, namespace, name = _identity(obj.body, options.namespace)
@@ -180,23 +189,49 @@ def collect_sources(objects: Sequence[KubeObject], options: Options) -> tuple[di
                 Finding(Severity.ERROR, err.message, f"{kind}/{namespace}/{name}", err.field, obj.file, obj.line, obj.document)
             )
             continue
-        if source.key in sources:
-            earlier = first_seen[source.key]
-            findings.append(
-                Finding(
-                    Severity.ERROR,
-                    f"{kind} {namespace}/{name} is defined twice (also document {earlier.document} of {earlier.file or 'input'})",
-                    str(source.key),
-                    "metadata.name",
-                    obj.file,
-                    obj.line,
-                    obj.document,
-                )
-            )
-            continue
+        sources.pop(source.key, None)  # re-insert: the last definition wins, in its position
         sources[source.key] = source
-        first_seen[source.key] = obj
     return sources, findings
+
+
+def _where(obj: KubeObject) -> str:
+    return ":".join(str(p) for p in (obj.file or "input", obj.document, obj.line))
+
+
+def duplicate_findings(objects: Sequence[KubeObject], options: Options) -> list[Finding]:
+    """A warning for each object defined again in the bundle (same API group, kind, namespace and name).
+
+    ``kubectl apply`` applies both and the last one wins; for a ConfigMap or
+    Secret the hash uses that last one too. Namespaces default as everywhere
+    else (``options.namespace``); cluster-scoped kinds share that default, which
+    is harmless because they can only collide with themselves.
+    """
+    first: dict[tuple[str, str, str, str], KubeObject] = {}
+    findings: list[Finding] = []
+    for obj in objects:
+        api_version, kind, namespace, name = _identity(obj.body, options.namespace)
+        if not kind or not name:
+            continue
+        group, _ = split_api_version(api_version)
+        identity = (group, kind, namespace, name)
+        earlier = first.get(identity)
+        if earlier is None:
+            first[identity] = obj
+            continue
+        kind_text = f"{kind}.{group}" if group else kind
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                f"{kind_text} {namespace}/{name} is defined twice, at {_where(earlier)} and {_where(obj)};"
+                " kubectl apply would apply both and keep the last",
+                f"{kind}/{namespace}/{name}",
+                "",
+                obj.file,
+                obj.line,
+                obj.document,
+            )
+        )
+    return findings
 
 
 def _template_references(
@@ -212,17 +247,35 @@ def _template_references(
     return pod_spec_references(spec, namespace, spec_field) + extra_references(workload_annotations, namespace)
 
 
-def _resolve(refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource]) -> list[ResolvedReference]:
+def _pod_needs(template: Mapping[str, Any], path: tuple[str, ...], namespace: str, options: Options) -> dict[str, Reference]:
+    """The pod's own references by field, where the profile's differ in the keys a pod needs.
+
+    wave reads plain volumes whole (it ignores their ``items``), but the
+    kubelet still needs every key those ``items`` name to mount them.
+    """
+    if options.profile != "wave":
+        return {}
+    spec = template.get("spec")
+    refs = pod_spec_references(spec if isinstance(spec, Mapping) else {}, namespace, ".".join((*path, "spec")))
+    return {r.field: r for r in refs if r.keys is not None}
+
+
+def _resolve(
+    refs: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource], needs: Mapping[str, Reference] | None = None
+) -> list[ResolvedReference]:
     resolved = []
     for ref in refs:
         source = sources.get(ref.source)
+        absent: frozenset[str] = frozenset()
         if source is None:
             state: RefState = "optional-absent" if ref.optional else "missing"
-        elif source.ignored:
-            state = "ignored"
         else:
-            state = "present"
-        resolved.append(ResolvedReference(ref, state))
+            need = (needs or {}).get(ref.field, ref)
+            if need.keys is not None and need.source == ref.source:  # only a keyed reference can lack a key
+                absent = absent_required_keys(need, source.key_names())
+            # An ignored object is kept out of the hash, not out of the pod: a key it lacks still stops the pod.
+            state = "ignored" if source.ignored else "key-missing" if absent else "present"
+        resolved.append(ResolvedReference(ref, state, absent))
     return resolved
 
 
@@ -235,9 +288,10 @@ def _template_plan(
     options: Options,
 ) -> TemplatePlan:
     refs = _template_references(template, path, workload_annotations, namespace, options)
-    resolved = _resolve(refs, sources)
+    resolved = _resolve(refs, sources, _pod_needs(template, path, namespace, options))
     current = {k: v for k, v in metadata_annotations(template).items() if k in options.owned_annotations}
-    present = [r.reference for r in resolved if r.state == "present"]
+    # A missing key changes nothing in the hash: the keys that are there are hashed as before.
+    present = [r.reference for r in resolved if r.state in HASHED_STATES]
     visible = merge_visible_keys(present)
     desired: dict[str, str | None] = {}
     if options.profile == "wave":
@@ -285,19 +339,29 @@ def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, Config
     findings = []
     for template in workload.templates:
         for resolved in template.references:
+            src = resolved.reference.source
             if resolved.state == "missing":
-                src = resolved.reference.source
-                findings.append(
-                    Finding(
-                        severity,
-                        f"{workload.display} references {src.kind} {src.namespace}/{src.name}, which is not in the bundle",
-                        workload.display,
-                        resolved.reference.field,
-                        workload.file,
-                        workload.line,
-                        workload.document,
-                    )
+                message = f"{workload.display} references {src.kind} {src.namespace}/{src.name}, which is not in the bundle"
+            elif resolved.missing_keys:
+                keys = ", ".join(repr(k) for k in sorted(resolved.missing_keys))
+                what, it = ("keys", "them") if len(resolved.missing_keys) > 1 else ("key", "it")
+                message = (
+                    f"{workload.display} needs {what} {keys} of {src.kind} {src.namespace}/{src.name},"
+                    f" which lacks {it} in the bundle; its pods cannot start"
                 )
+            else:
+                continue
+            findings.append(
+                Finding(
+                    severity,
+                    message,
+                    workload.display,
+                    resolved.reference.field,
+                    workload.file,
+                    workload.line,
+                    workload.document,
+                )
+            )
     if options.profile == "wave":
         from .wave import wave_missing_required
 
@@ -360,6 +424,7 @@ def plan_workload(obj: KubeObject, sources: Mapping[SourceKey, ConfigSource], op
 def plan(objects: Sequence[KubeObject], options: Options) -> Plan:
     """The whole decision for a bundle: sources, each workload's annotations, findings."""
     sources, findings = collect_sources(objects, options)
+    findings.extend(duplicate_findings(objects, options))
     workloads = []
     for obj in objects:
         workload = plan_workload(obj, sources, options)

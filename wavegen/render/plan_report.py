@@ -23,6 +23,7 @@ MAX_LABEL_KEYS = 4
 
 _STATE_WORDS = {
     "present": "in the bundle",
+    "key-missing": "in the bundle without a key it needs",
     "ignored": "marked wavegen.io/ignore",
     "optional-absent": "optional and absent",
     "missing": "missing from the bundle",
@@ -64,6 +65,11 @@ def _keys_phrase(delta: KeyDelta, quote: Any = _plain) -> str:
     return "; ".join(parts)
 
 
+def _both_hashed(cause: Cause) -> bool:
+    # present <-> key-missing: the missing keys are said on their own below.
+    return {cause.state_before, cause.state_after} <= {"present", "key-missing"}
+
+
 def cause_text(cause: Cause, namespace: str, markdown: bool = False) -> str:
     """One line saying what happened to one ConfigMap/Secret, from one workload's point of view."""
     quote = _code if markdown else _plain
@@ -77,7 +83,7 @@ def cause_text(cause: Cause, namespace: str, markdown: bool = False) -> str:
         text += f": {keys}" if keys else ": same data"
     elif cause.change == "changed":
         text = f"{name}: {keys}" if keys else f"{name}: now {_STATE_WORDS[cause.state_after]}"
-        if cause.state_before != cause.state_after and keys:
+        if cause.state_before != cause.state_after and keys and not _both_hashed(cause):
             text += f" (was {_STATE_WORDS[cause.state_before]}, now {_STATE_WORDS[cause.state_after]})"
     elif cause.change == "unseen":
         text = f"{name}: changed keys it cannot see: {unseen}"
@@ -100,6 +106,8 @@ def cause_text(cause: Cause, namespace: str, markdown: bool = False) -> str:
         text = f"no longer references {name}"
     if unseen:
         text += f" (also changed, not visible to it: {unseen})"
+    if cause.missing_keys:
+        text += f"; lacks required key(s) {', '.join(quote(k) for k in cause.missing_keys)}: its pods cannot start"
     return text
 
 
@@ -239,6 +247,7 @@ def _cause_json(cause: Cause) -> dict[str, Any]:
         "unseenKeys": list(cause.unseen),
         "stateBefore": cause.state_before,
         "stateAfter": cause.state_after,
+        "missingKeys": list(cause.missing_keys),
     }
 
 
@@ -354,6 +363,12 @@ def _few(keys: Sequence[str]) -> str:
 
 
 def _edge_label(cause: Cause) -> str:
+    if cause.missing_keys:
+        return f"{_base_edge_label(cause)}; key missing: {_few(list(cause.missing_keys))}"
+    return _base_edge_label(cause)
+
+
+def _base_edge_label(cause: Cause) -> str:
     if cause.change in ("unseen", "ignored"):
         return f"{cause.change}: {_few(cause.unseen)}"
     if cause.change in ("renamed", "moved", "appeared", "vanished", "referenced", "unreferenced"):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.model import Finding, SourceKey
-from ..core.plan import Plan, WorkloadPlan
+from ..core.plan import Plan, ResolvedReference, WorkloadPlan
 from ..core.refs import merge_visible_keys
 
 _STATUS_TEXT = {
@@ -23,6 +23,13 @@ _STATUS_TEXT = {
 
 def _keys_text(keys: frozenset[str] | None) -> str:
     return "all keys" if keys is None else ", ".join(sorted(keys)) or "no keys"
+
+
+def _state_text(resolved: ResolvedReference) -> str:
+    if not resolved.missing_keys:
+        return resolved.state
+    missing = f"key missing ({', '.join(sorted(resolved.missing_keys))})"
+    return missing if resolved.state == "key-missing" else f"{resolved.state}, {missing}"
 
 
 def explain_text(plan: Plan) -> str:
@@ -46,7 +53,7 @@ def explain_text(plan: Plan) -> str:
                 ref = resolved.reference
                 src = ref.source
                 lines.append(
-                    f"    {src.kind} {src.namespace}/{src.name} [{_keys_text(ref.keys)}] via {ref.field}: {resolved.state}"
+                    f"    {src.kind} {src.namespace}/{src.name} [{_keys_text(ref.keys)}] via {ref.field}: {_state_text(resolved)}"
                 )
     if not plan.workloads:
         lines.append("no workloads")
@@ -80,6 +87,7 @@ def workload_json(workload: WorkloadPlan) -> dict[str, Any]:
                         "optional": r.reference.optional,
                         "field": r.reference.field,
                         "state": r.state,
+                        "missingKeys": sorted(r.missing_keys),
                     }
                     for r in t.references
                 ],
@@ -125,6 +133,9 @@ def mermaid_graph(plan: Plan, workloads: Sequence[WorkloadPlan] | None = None) -
             lines.append(f'  {wid}["{workload.kind} {workload.namespace}/{workload.name}"]')
         resolved_refs = [r for t in workload.templates for r in t.references]
         states: dict[SourceKey, str] = {r.reference.source: r.state for r in resolved_refs}
+        lacking: dict[SourceKey, set[str]] = {}
+        for r in resolved_refs:
+            lacking.setdefault(r.reference.source, set()).update(r.missing_keys)
         edges = merge_visible_keys([r.reference for r in resolved_refs])
         for key in sorted(edges):
             sid = _mermaid_id("s_", str(key))
@@ -139,6 +150,10 @@ def mermaid_graph(plan: Plan, workloads: Sequence[WorkloadPlan] | None = None) -
             seen = edges[key]
             label = "all keys" if seen is None else ", ".join(sorted(seen))
             arrow = "-.->" if states[key] != "present" else "-->"
+            if lacking[key]:
+                # A crossed edge: the workload needs keys this object lacks; its pods cannot start.
+                label += "; key missing: " + ", ".join(sorted(lacking[key]))
+                arrow = "--x"
             lines.append(f'  {sid} {arrow}|"{label}"| {wid}')
     return "\n".join(lines) + "\n"
 

@@ -293,17 +293,39 @@ def node_at(root: Node, path: tuple[str, ...]) -> Node | None:
     return node
 
 
+# A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
+# (``metadata.annotations[wavegen.io/extra-secrets]``).
+_FIELD_PART = re.compile(r"\[([^\]]*)\]|([^.\[]+)")
+
+
 def line_of(root: Node, dotted: str) -> int:
-    """1-based line (within the document) of a dotted field path, or of the root when not found."""
+    """1-based line (within the document) a field path points at.
+
+    With a list index in the path this is the line of the innermost list
+    item reached (the ``env`` or ``envFrom`` entry, the volume, the projected
+    source), so a finding points at the exact entry; without one, the line
+    of the last key found. The root's line when nothing is found.
+    """
+    line = int(root.start_mark.line)
+    item_line: int | None = None
     node: Node = root
-    for part in dotted.split("."):
+    for match in _FIELD_PART.finditer(dotted):
+        bracket, name = match.groups()
+        if bracket is not None and bracket.isdigit():
+            index = int(bracket)
+            if not isinstance(node, SequenceNode) or index >= len(node.value):
+                break
+            node = node.value[index]
+            item_line = line = int(node.start_mark.line)
+            continue
         if not isinstance(node, MappingNode):
             break
-        pair = mapping_get(node, part)
+        pair = mapping_get(node, name if bracket is None else bracket)
         if pair is None:
             break
-        node = pair[1] if part != dotted.split(".")[-1] else pair[0]
-    return int(node.start_mark.line) + 1
+        line = int(pair[0].start_mark.line)
+        node = pair[1]
+    return (item_line if item_line is not None else line) + 1
 
 
 def iter_list_items(root: Node) -> Iterator[tuple[int, Node]]:
