@@ -125,7 +125,12 @@ def server() -> Iterator[FakeServer]:
 
 def test_kubeconfig_token_relative_ca_and_namespace(tmp_path: Path) -> None:
     (tmp_path / "ca.crt").write_text("CA")
-    cluster = {"server": "https://127.0.0.1:6443/", "certificate-authority": "ca.crt", "tls-server-name": "api.internal"}
+    cluster = {
+        "server": "https://127.0.0.1:6443/",
+        "certificate-authority": "ca.crt",
+        "tls-server-name": "api.internal",
+        "proxy-url": "http://proxy.internal:3128",
+    }
     path = write(tmp_path / "config", config("", {"token": "t0k"}, cluster=cluster))
     creds = load_kubeconfig(str(path))
     cfg = creds.configuration
@@ -135,6 +140,7 @@ def test_kubeconfig_token_relative_ca_and_namespace(tmp_path: Path) -> None:
         str(tmp_path / "ca.crt"),
         "api.internal",
     )
+    assert cfg.proxy == "http://proxy.internal:3128"
     assert cfg.auth_settings()["BearerToken"]["value"] == "Bearer t0k"
 
 
@@ -311,3 +317,16 @@ def test_in_cluster_token_is_reread_as_the_kubelet_rotates_it(
     (tmp_path / "token").write_text("bound-2")
     assert creds.source is not None and creds.source.invalidate("bound-1")
     assert creds.configuration.auth_settings()["BearerToken"]["value"] == "Bearer bound-2"
+
+
+def test_client_certificate_data_becomes_files_for_tls(tmp_path: Path) -> None:
+    import base64
+
+    user = {
+        "client-certificate-data": base64.b64encode(b"CERT").decode(),
+        "client-key-data": base64.b64encode(b"KEY").decode(),
+    }
+    creds = load_kubeconfig(str(write(tmp_path / "config", config("https://127.0.0.1:6443", user))))
+    cfg = creds.configuration
+    assert Path(cfg.cert_file).read_bytes() == b"CERT" and Path(cfg.key_file).read_bytes() == b"KEY"
+    assert creds.source is None and "BearerToken" not in cfg.api_key
