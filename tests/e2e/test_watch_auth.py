@@ -115,6 +115,7 @@ def test_exec_plugin_credential_refreshes_mid_run_and_change_rolls_once(
     assert m["wavegen_rollouts_total"] == 1
     assert m.get("wavegen_errors_total", 0) == 0, w.tail()
     calls = plugin_calls(exec_identity)
+    print(f"exec plugin ran {calls} times in {time.monotonic() - first_call:.1f}s of an 8 s credential lifetime")
     # Refreshed on expiry, not per request: about one run per 8 s lifetime (less its margin), not hundreds.
     assert 3 <= calls <= 2 + (time.monotonic() - first_call) / 5, calls
     text = w.text()
