@@ -1,6 +1,6 @@
 """Benchmark `wavegen watch` against a real kube-apiserver: change-to-patch latency, RSS, steady-state writes, patches per change.
 
-    python benchmarks/watch_bench.py [--workloads 2000] [--samples 200] [--idle 30] [--fanout 20]
+    python benchmarks/watch_bench.py [--workloads 2000] [--samples 200] [--idle 30] [--fanout 20] [--baseline GIT_REF]
 
 Starts etcd + kube-apiserver on loopback (binaries from hack/tools.sh), creates N
 opted-in Deployments each reading its own ConfigMap (the first --fanout also read
@@ -14,6 +14,11 @@ it to adopt everything, then:
 - patches per change: roll patches issued for the samples, and for one change of
   the shared ConfigMap (which has --fanout dependents);
 - memory: the controller's VmRSS and VmHWM from /proc.
+
+With --baseline REF the controller of that git revision runs against the same
+cluster and objects: its own steady-state window, and latency samples in blocks
+that alternate with the current tree's (so load from other jobs hits both alike);
+the output then has both results and candidate/baseline ratios.
 """
 
 from __future__ import annotations
@@ -63,6 +68,58 @@ def proc_memory(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+def patches(m: dict[str, float]) -> float:
+    return sum(v for k, v in m.items() if k.startswith("wavegen_patches_total"))
+
+
+def export_revision(ref: str, dest: Path) -> Path:
+    """The tree of git revision ``ref`` in ``dest`` (its controller runs with ``dest`` as the working directory)."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+class Controller:
+    """`wavegen watch` from a source tree (``python -m wavegen`` resolves the package from its working directory)."""
+
+    def __init__(self, name: str, kubeconfig: Path, cwd: Path, log: Path) -> None:
+        self.name = name
+        self.port = free_port()
+        argv = [
+            sys.executable, "-m", "wavegen", "watch", f"--kubeconfig={kubeconfig}", f"--namespaces={NS}", "--window=0",
+            "--max-patches-per-second=0", f"--metrics-address=127.0.0.1:{self.port}", "--log-level=warning",
+        ]  # fmt: skip
+        print(f"{name} controller ({cwd}):", " ".join(argv[2:]), flush=True)
+        self.log = log
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+
+    def wait_synced(self, workloads: int, adopt: bool) -> None:
+        """Every initial list done, every workload reconciled (and, on the first start, adopted), nothing queued."""
+        while True:
+            try:
+                m = metrics(self.port)
+                reconciled = sum(v for k, v in m.items() if k.startswith("wavegen_reconciles_total"))
+                adopted = m.get('wavegen_patches_total{action="adopt"}', 0)
+                if (
+                    m.get("wavegen_synced") == 1
+                    and reconciled >= workloads
+                    and (adopted >= workloads or not adopt)
+                    and m.get("wavegen_queue_depth") == 0
+                ):
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                raise SystemExit(f"{self.name} controller exited; see {self.log}")
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(20)
+
+
 def deployment(i: int, fanout: int) -> dict[str, Any]:
     env_from: list[dict[str, Any]] = [{"configMapRef": {"name": f"cm-{i}"}}]
     if i < fanout:
@@ -98,17 +155,25 @@ class DeploymentWatch:
     def run(self, rv: str) -> None:
         path = resource_path("apps/v1", "deployments", NS)
         while not self.stop:
-            for event in self.client.watch(path, {"resourceVersion": rv, "timeoutSeconds": 600}, 630):
-                now = time.monotonic()
-                obj = event.get("object") or {}
-                rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
-                value = (((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("annotations", {}).get(LIVE)
-                name = (obj.get("metadata") or {}).get("name")
-                if value and name:
-                    with self.cond:
-                        if self.seen.get(name, ("", 0.0))[0] != value:
-                            self.seen[name] = (value, now)
-                            self.cond.notify_all()
+            try:
+                for event in self.client.watch(path, {"resourceVersion": rv, "timeoutSeconds": 600}, 630):
+                    rv = self._record(event, rv)
+            except OSError:
+                if self.stop:
+                    return  # the control plane is going away at the end of the run
+                raise
+
+    def _record(self, event: dict[str, Any], rv: str) -> str:
+        now = time.monotonic()
+        obj = event.get("object") or {}
+        value = (((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("annotations", {}).get(LIVE)
+        name = (obj.get("metadata") or {}).get("name")
+        if value and name:
+            with self.cond:
+                if self.seen.get(name, ("", 0.0))[0] != value:
+                    self.seen[name] = (value, now)
+                    self.cond.notify_all()
+        return str((obj.get("metadata") or {}).get("resourceVersion", rv))
 
     def wait_change(self, name: str, old: str | None, timeout: float = 10) -> float | None:
         deadline = time.monotonic() + timeout
@@ -129,6 +194,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--idle", type=float, default=30.0)
     parser.add_argument("--fanout", type=int, default=20)
+    parser.add_argument(
+        "--baseline", default="", metavar="GIT_REF", help="also run this revision's controller, interleaved, and print ratios"
+    )
     args = parser.parse_args()
     # A SIGTERM (e.g. from timeout) must still run the finally below and stop the control plane.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
@@ -162,96 +230,119 @@ def main() -> int:
             )
         print(f"created {args.workloads} ConfigMaps + {args.workloads} Deployments in {time.monotonic() - t0:.1f}s", flush=True)
 
-        port = free_port()
-        log = open(cp.workdir / "watch.log", "wb")  # noqa: SIM115
-        argv = [
-            sys.executable, "-m", "wavegen", "watch", f"--kubeconfig={cp.kubeconfig}", f"--namespaces={NS}", "--window=0",
-            "--max-patches-per-second=0", f"--metrics-address=127.0.0.1:{port}", "--log-level=warning",
-        ]  # fmt: skip
-        print("controller:", " ".join(argv[2:]), flush=True)
-        t0 = time.monotonic()
-        controller = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        while True:
-            try:
-                m = metrics(port)
-                if (
-                    m.get("wavegen_synced") == 1
-                    and m.get('wavegen_patches_total{action="adopt"}', 0) >= args.workloads
-                    and m.get("wavegen_queue_depth") == 0
-                ):
-                    break
-            except OSError:
-                pass
-            if controller.poll() is not None:
-                raise SystemExit("controller exited; see " + str(cp.workdir / "watch.log"))
-            time.sleep(0.5)
-        print(f"adopted {args.workloads} workloads (metadata-only patches) in {time.monotonic() - t0:.1f}s", flush=True)
+        base_dir = export_revision(args.baseline, cp.workdir / "baseline") if args.baseline else None
+        variants = ["candidate"] + (["baseline"] if base_dir else [])
+        running: Controller | None = None
 
-        before = metrics(port)
-        time.sleep(args.idle)
-        after = metrics(port)
-        idle_writes = sum(v for k, v in after.items() if k.startswith("wavegen_patches_total")) - sum(
-            v for k, v in before.items() if k.startswith("wavegen_patches_total")
-        )
-        rss_idle, _ = proc_memory(controller.pid)
+        def switch(name: str) -> Controller:
+            nonlocal running, controller
+            if running is not None and running.name == name:
+                return running
+            if running is not None:
+                running.stop()
+            cwd = REPO if name == "candidate" else base_dir
+            assert cwd is not None
+            running = Controller(name, cp.kubeconfig, cwd, cp.workdir / f"watch-{name}.log")
+            controller = running.proc
+            t0 = time.monotonic()
+            running.wait_synced(args.workloads, adopt=name == "candidate" and name not in stats)
+            stats.setdefault(name, {"sync_s": round(time.monotonic() - t0, 1), "latencies": [], "rolls": 0.0})
+            return running
+
+        stats: dict[str, dict[str, Any]] = {}
+        t0 = time.monotonic()
+        switch("candidate")
+        print(f"adopted {args.workloads} workloads (metadata-only patches) in {time.monotonic() - t0:.1f}s", flush=True)
+        for name in variants:
+            ctl = switch(name)
+            before = metrics(ctl.port)
+            time.sleep(args.idle)
+            after = metrics(ctl.port)
+            stats[name]["idle_writes"] = patches(after) - patches(before)
+            print(f"{name}: {stats[name]['idle_writes']:g} writes in {args.idle:g}s idle", flush=True)
 
         watcher = DeploymentWatch(Client(load_kubeconfig(str(cp.kubeconfig))))
         rv = client.request("GET", resource_path("apps/v1", "deployments", NS), {"limit": 1})["metadata"]["resourceVersion"]
         threading.Thread(target=watcher.run, args=(rv,), daemon=True).start()
         time.sleep(0.5)
-        rolls_before = after.get('wavegen_patches_total{action="roll"}', 0)
-        latencies: list[float] = []
         timeouts = 0
         rng = random.Random(6)
-        for n in range(args.samples):
-            i = rng.randrange(args.fanout, args.workloads)  # single-dependent ConfigMaps
-            name = f"web-{i}"
-            old = watcher.seen.get(name, ("", 0.0))[0] or None
-            client.request("PUT", resource_path("v1", "configmaps", NS, f"cm-{i}"), body=configmap(f"cm-{i}", f"v{n}"))
-            accepted = time.monotonic()
-            seen = watcher.wait_change(name, old)
-            if seen is None:
-                timeouts += 1
-            else:
-                latencies.append((seen - accepted) * 1000)
-            time.sleep(0.05)
-        time.sleep(1)
-        m = metrics(port)
-        roll_patches = m.get('wavegen_patches_total{action="roll"}', 0) - rolls_before
+        # Blocks alternate between the variants so that load from other jobs on the machine hits both alike.
+        blocks = 4 if base_dir else 1
+        for block in range(blocks):
+            name = variants[block % len(variants)]
+            ctl = switch(name)
+            rolls_before = metrics(ctl.port).get('wavegen_patches_total{action="roll"}', 0)
+            for n in range(block * args.samples // blocks, (block + 1) * args.samples // blocks):
+                i = rng.randrange(args.fanout, args.workloads)  # single-dependent ConfigMaps
+                name_i = f"web-{i}"
+                old = watcher.seen.get(name_i, ("", 0.0))[0] or None
+                client.request("PUT", resource_path("v1", "configmaps", NS, f"cm-{i}"), body=configmap(f"cm-{i}", f"v{n}"))
+                accepted = time.monotonic()
+                seen = watcher.wait_change(name_i, old)
+                if seen is None:
+                    timeouts += 1
+                else:
+                    stats[name]["latencies"].append((seen - accepted) * 1000)
+                time.sleep(0.05)
+            time.sleep(1)
+            stats[name]["rolls"] += metrics(ctl.port).get('wavegen_patches_total{action="roll"}', 0) - rolls_before
+            stats[name]["rss"] = proc_memory(ctl.proc.pid)
+
+        ctl = switch("candidate")
+        m = metrics(ctl.port)
         fan_before = m.get('wavegen_patches_total{action="roll"}', 0)
         client.request("PUT", resource_path("v1", "configmaps", NS, "shared"), body=configmap("shared", "1"))
         time.sleep(3)
-        m2 = metrics(port)
+        m2 = metrics(ctl.port)
         fan_patches = m2.get('wavegen_patches_total{action="roll"}', 0) - fan_before
-        rss, hwm = proc_memory(controller.pid)
 
-        latencies.sort()
+        def summary(name: str) -> dict[str, Any]:
+            lat = sorted(stats[name]["latencies"])
 
-        def pct(p: float) -> float:
-            return latencies[min(len(latencies) - 1, round(p / 100 * (len(latencies) - 1)))]
+            def pct(p: float) -> float:
+                return round(lat[min(len(lat) - 1, round(p / 100 * (len(lat) - 1)))], 1)
 
-        result = {
+            rss, hwm = stats[name]["rss"]
+            return {
+                "samples": len(lat),
+                "latency_ms_p50": pct(50),
+                "latency_ms_p90": pct(90),
+                "latency_ms_p99": pct(99),
+                "latency_ms_max": round(lat[-1], 1),
+                "latency_ms_mean": round(statistics.mean(lat), 1),
+                "steady_state_patches": stats[name]["idle_writes"],
+                "roll_patches_for_samples": stats[name]["rolls"],
+                "sync_seconds": stats[name]["sync_s"],
+                "controller_rss_mb": round(rss, 1),
+                "controller_rss_mb_peak": round(hwm, 1),
+            }
+
+        result: dict[str, Any] = {
             "workloads": args.workloads,
             "configmaps": args.workloads + 1,
-            "samples": len(latencies),
-            "timeouts": timeouts,
-            "latency_ms_p50": round(pct(50), 1),
-            "latency_ms_p90": round(pct(90), 1),
-            "latency_ms_p99": round(pct(99), 1),
-            "latency_ms_max": round(latencies[-1], 1),
-            "latency_ms_mean": round(statistics.mean(latencies), 1),
-            "steady_state_patches": idle_writes,
             "steady_state_seconds": args.idle,
-            "roll_patches_for_samples": roll_patches,
+            "timeouts": timeouts,
             "fanout_dependents": args.fanout,
             "roll_patches_for_fanout_change": fan_patches,
-            "controller_rss_mb_idle": round(rss_idle, 1),
-            "controller_rss_mb_end": round(rss, 1),
-            "controller_rss_mb_peak": round(hwm, 1),
+            # The controller's own view (prometheus histogram): first change queued -> roll patch answered.
+            "controller_change_to_patch_count": m2.get("wavegen_change_to_patch_seconds_count"),
             "cpus": os.cpu_count(),
+            "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+            "candidate": summary("candidate"),
         }
+        if base_dir:
+            result["baseline"] = {"ref": args.baseline, **summary("baseline")}
+            result["ratio_candidate_to_baseline"] = {
+                key: round(result["candidate"][key] / result["baseline"][key], 2)
+                for key in ("latency_ms_p50", "latency_ms_p99", "latency_ms_mean", "controller_rss_mb")
+                if result["baseline"][key]
+            }
         print(json.dumps(result, indent=2))
         watcher.stop = True
+        if running is not None:
+            running.stop()
+            controller = None
         return 0
     finally:
         if controller is not None:

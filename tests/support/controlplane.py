@@ -7,7 +7,10 @@ ServiceAccounts, tokens, RBAC, watches and admission are all the real thing.
 Authentication: a static admin token (user ``wavegen-admin`` in group
 ``system:masters``) via ``--token-auth-file``, client certificates signed by
 the test CA via ``--client-ca-file``, and ServiceAccount tokens signed with a
-generated key (``kubectl create token`` works).  Authorization: ``Node,RBAC``.
+generated key (``kubectl create token`` works, also bound to an object so that
+deleting the object revokes the token).  Kubeconfigs for a token, for a
+``KUBECONFIG=a:b`` split and for an ``exec`` credential plugin are written on
+request.  Authorization: ``Node,RBAC``.
 """
 
 from __future__ import annotations
@@ -454,6 +457,32 @@ class ControlPlane:
         path = self.workdir / "kubeconfigs" / f"{safe}-{secrets.token_hex(3)}.kubeconfig"
         path.parent.mkdir(exist_ok=True)
         path.write_text(_kubeconfig(self.server, self.ca_file, user, token, namespace))
+        return path
+
+    def split_kubeconfig(self, token: str, user: str, namespace: str = "default") -> tuple[Path, Path]:
+        """Two files for ``KUBECONFIG=a:b``: the cluster and context in ``a``, the user and its token in ``b``."""
+        doc = json.loads(_kubeconfig(self.server, self.ca_file, user, token, namespace))
+        users = doc.pop("users")
+        folder = self.workdir / "kubeconfigs" / f"split-{secrets.token_hex(3)}"
+        folder.mkdir(parents=True)
+        (folder / "a").write_text(json.dumps(doc, indent=2) + "\n")
+        (folder / "b").write_text(json.dumps({"apiVersion": "v1", "kind": "Config", "users": users}, indent=2) + "\n")
+        return folder / "a", folder / "b"
+
+    def exec_kubeconfig(self, command: str, args: Sequence[str] = (), env: dict[str, str] | None = None) -> Path:
+        """A kubeconfig whose user is an ``exec`` credential plugin (``client.authentication.k8s.io/v1``)."""
+        doc = json.loads(_kubeconfig(self.server, self.ca_file, "exec-user", "unused"))
+        plugin: dict[str, Any] = {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": command,
+            "args": list(args),
+            "env": [{"name": k, "value": v} for k, v in (env or {}).items()],
+            "interactiveMode": "Never",
+        }
+        doc["users"] = [{"name": "exec-user", "user": {"exec": plugin}}]
+        path = self.workdir / "kubeconfigs" / f"exec-{secrets.token_hex(3)}.kubeconfig"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(doc, indent=2) + "\n")
         return path
 
     def service_account_token(self, namespace: str, name: str, duration: str = "2h") -> str:

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import base64
 import queue
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
 from wavegen.controller.index import CONFIGMAP, WORKLOAD_KINDS, Index, trim_workload
-from wavegen.controller.kube import ApiError, load_kubeconfig
+from wavegen.controller.kube import ApiError
 from wavegen.controller.runtime import Controller, RateLimiter, Settings, WorkQueue
 from wavegen.controller.telemetry import Logger, Metrics
 from wavegen.core.live import LIVE_HASH_ANNOTATION, LIVE_REFS_ANNOTATION
@@ -140,55 +138,6 @@ def test_relist_reports_changes_and_deletions() -> None:
     assert index.replace_sources(CONFIGMAP, None, []) == (1, {("Deployment", "ns", "web")})
     assert index.replace_workloads(DEPLOYMENT, "ns", []) == set()
     assert index.counts() == (0, 0)
-
-
-# ---- kubeconfig --------------------------------------------------------------------
-
-
-def test_kubeconfig_token_and_relative_ca(tmp_path: Path) -> None:
-    (tmp_path / "ca.crt").write_text("CA")
-    (tmp_path / "config").write_text(
-        yaml.safe_dump(
-            {
-                "current-context": "c",
-                "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u", "namespace": "team"}}],
-                "clusters": [{"name": "k", "cluster": {"server": "https://127.0.0.1:6443/", "certificate-authority": "ca.crt"}}],
-                "users": [{"name": "u", "user": {"token": "t0k"}}],
-            }
-        )
-    )
-    creds = load_kubeconfig(str(tmp_path / "config"))
-    assert (creds.server, creds.ca_data, creds.bearer(), creds.namespace) == ("https://127.0.0.1:6443", b"CA", "t0k", "team")
-
-
-def test_kubeconfig_rejects_exec_plugins(tmp_path: Path) -> None:
-    (tmp_path / "config").write_text(
-        yaml.safe_dump(
-            {
-                "current-context": "c",
-                "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
-                "clusters": [
-                    {
-                        "name": "k",
-                        "cluster": {"server": "https://x", "certificate-authority-data": base64.b64encode(b"CA").decode()},
-                    }
-                ],
-                "users": [{"name": "u", "user": {"exec": {"command": "aws"}}}],
-            }
-        )
-    )
-    with pytest.raises(UsageError, match="exec"):
-        load_kubeconfig(str(tmp_path / "config"))
-
-
-def test_metrics_render_prometheus_text() -> None:
-    m = Metrics()
-    m.inc("wavegen_patches_total", action="roll")
-    m.gauge_callbacks["wavegen_queue_depth"] = lambda: 3.0
-    text = m.render()
-    assert 'wavegen_patches_total{action="roll"} 1' in text
-    assert "wavegen_queue_depth 3" in text
-    assert "# TYPE wavegen_rollouts_total counter\nwavegen_rollouts_total 0" in text
 
 
 # ---- the controller against a scripted API server --------------------------------------
@@ -353,38 +302,3 @@ def test_manifests_reject_bad_controller_flags() -> None:
     )  # fmt: skip
     with pytest.raises(UsageError, match="windw"):
         render(args)
-
-
-def test_client_reads_a_chunked_watch_stream_line_by_line() -> None:
-    import json
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    from wavegen.controller.kube import Client, Credentials
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            assert self.headers["Authorization"] == "Bearer tok"
-            self.send_response(200)
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            # One event split across chunks, then two events in one chunk: framing must not matter.
-            first = json.dumps({"type": "ADDED", "object": {"metadata": {"name": "a"}}}).encode() + b"\n"
-            parts = [first[:10], first[10:], b'{"type":"BOOKMARK","object":{}}\n{"type":"DELETED","object":{}}\n']
-            for part in parts:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
-                self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = Client(Credentials(f"http://127.0.0.1:{server.server_address[1]}", token="tok"))
-        events = list(client.watch("/api/v1/configmaps", {"resourceVersion": "1"}, 5))
-    finally:
-        server.shutdown()
-    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK", "DELETED"]

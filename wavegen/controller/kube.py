@@ -1,26 +1,31 @@
-"""A small Kubernetes API client on the standard library: kubeconfig or in-cluster auth, JSON requests, watch streams."""
+"""Cluster access through the official kubernetes client: config loading, credential refresh, raw-JSON requests and watches."""
 
 from __future__ import annotations
 
-import base64
-import http.client
+import datetime
+import importlib
 import json
+import logging
 import os
-import socket
-import ssl
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from ..errors import UsageError
+from ..errors import UsageError, WavegenError
+
+if TYPE_CHECKING:  # the kubernetes package is imported lazily: only `wavegen watch` pays for it
+    from kubernetes.client import Configuration
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 USER_AGENT = "wavegen-controller"
+EXIT_AUTH = 5
+#: A token file (kubeconfig ``tokenFile``, in-cluster bound token) is re-read at least this often (kubelet rotates it).
+TOKEN_FILE_REREAD = 60.0
+#: Refresh an exec credential this long before its expirationTimestamp (at most a fifth of its lifetime).
+EXPIRY_MARGIN = 30.0
 
 
 class ApiError(Exception):
@@ -33,168 +38,341 @@ class ApiError(Exception):
         self.message = message
 
 
-@dataclass
-class Credentials:
-    """Where and how to reach the API server."""
-
-    server: str
-    ca_data: bytes | None = None
-    insecure: bool = False
-    token: str | None = None
-    token_file: str | None = None
-    cert_file: str | None = None
-    key_file: str | None = None
-    namespace: str = "default"
-
-    def bearer(self) -> str | None:
-        if self.token_file:
-            # Bound ServiceAccount tokens rotate on disk: read the file each time (it is tiny).
-            try:
-                return Path(self.token_file).read_text().strip()
-            except OSError:
-                return self.token
-        return self.token
+class TransportError(OSError):
+    """The API server could not be reached or the connection broke (retried by the callers with backoff)."""
 
 
-def _data_or_file(entry: Mapping[str, Any], data_key: str, file_key: str, base: Path) -> bytes | None:
-    data = entry.get(data_key)
-    if isinstance(data, str) and data:
-        return base64.b64decode(data)
-    path = entry.get(file_key)
-    if isinstance(path, str) and path:
-        full = Path(path) if os.path.isabs(path) else base / path
+class CredentialError(WavegenError):
+    """Credentials that cannot be obtained or that the API server rejects: exit code 5, one line, never the token."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=EXIT_AUTH)
+
+
+# ---------------------------------------------------------------------------- credential sources
+
+
+class TokenSource:
+    """A bearer token that can be re-obtained: installed as the Configuration's refresh hook, forced again on a 401."""
+
+    def __init__(self, describe: str) -> None:
+        self.describe = describe
+        self._lock = threading.Lock()
+        self._token = ""
+        self._valid_until = 0.0  # time.time() after which the token is fetched again
+        self.fetches = 0
+
+    def _fetch(self) -> tuple[str, float]:
+        """Return (token, time.time() until which to use it)."""
+        raise NotImplementedError
+
+    def token(self) -> str:
+        with self._lock:
+            if not self._token or time.time() >= self._valid_until:
+                self._token, self._valid_until = self._fetch()
+                self.fetches += 1
+            return self._token
+
+    def invalidate(self, used: str) -> bool:
+        """After a 401 for ``used``: fetch afresh on the next request; False if the source cannot produce another token."""
+        with self._lock:
+            if self._token == used:
+                self._valid_until = 0.0
+        return True
+
+    def hook(self, configuration: Configuration) -> None:
+        # Called by the kubernetes client before every request (Configuration.refresh_api_key_hook).
+        configuration.api_key["BearerToken"] = "Bearer " + self.token()
+
+
+class FileToken(TokenSource):
+    """``tokenFile`` or the in-cluster ServiceAccount token: bound tokens rotate on disk, so the file is re-read."""
+
+    def __init__(self, path: str, describe: str) -> None:
+        super().__init__(describe)
+        self.path = path
+
+    def _fetch(self) -> tuple[str, float]:
         try:
-            return full.read_bytes()
+            token = Path(self.path).read_text().strip()
         except OSError as err:
-            raise UsageError(f"kubeconfig: cannot read {file_key} {full}: {err.strerror}") from None
-    return None
+            raise CredentialError(f"{self.describe}: cannot read token file {self.path}: {err.strerror}") from None
+        if not token:
+            raise CredentialError(f"{self.describe}: token file {self.path} is empty")
+        return token, time.time() + TOKEN_FILE_REREAD
 
 
-def _named(items: Any, name: str, what: str) -> Mapping[str, Any]:
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, Mapping) and item.get("name") == name:
-            body = item.get(what)
-            return body if isinstance(body, Mapping) else {}
-    raise UsageError(f"kubeconfig: no {what} named {name!r}")
+class ExecToken(TokenSource):
+    """A kubeconfig ``exec`` credential plugin, run through the kubernetes package's ExecProvider.
+
+    The package runs the plugin once at load, logs (and otherwise ignores) its failures, and re-runs it
+    only when ``expirationTimestamp`` is within five minutes, on every request after that. Here the plugin
+    runs again shortly before expiry and after a 401, and any failure is one clear error.
+    """
+
+    def __init__(self, provider: Any, describe: str, command: str, install_hint: str) -> None:
+        super().__init__(describe)
+        self.provider = provider
+        self.command = command
+        self.install_hint = install_hint
+
+    def _fetch(self) -> tuple[str, float]:
+        from kubernetes.config.config_exception import ConfigException
+
+        what = f"{self.describe}: exec plugin {self.command!r}"
+        try:
+            status = self.provider.run()
+        except OSError as err:
+            hint = f" ({_first_line(self.install_hint)})" if self.install_hint else ""
+            raise CredentialError(f"{what} cannot be run: {err.strerror or type(err).__name__}{hint}") from None
+        except ConfigException as err:
+            raise CredentialError(f"{what} failed: {_first_line(str(err).removeprefix('exec: '))}") from None
+        except (ValueError, TypeError, KeyError) as err:  # a plugin answer the package could not take apart
+            raise CredentialError(f"{what} returned an unusable ExecCredential ({type(err).__name__})") from None
+        token = status.get("token") if isinstance(status, Mapping) else None
+        if not isinstance(token, str) or not token:
+            raise CredentialError(f"{what} returned no token (client certificates from exec plugins are not supported)")
+        expiry = status.get("expirationTimestamp")
+        if not expiry:
+            return token, float("inf")
+        try:
+            until = _parse_time(str(expiry))
+        except ValueError:
+            raise CredentialError(f"{what} returned an unreadable expirationTimestamp") from None
+        now = time.time()
+        if until <= now:
+            raise CredentialError(f"{what} returned a credential that expired at {expiry}")
+        return token, until - min(EXPIRY_MARGIN, (until - now) / 5)
 
 
-def load_kubeconfig(path: str, context: str | None = None) -> Credentials:
-    """Credentials from a kubeconfig file (token, token file, client certificate; exec plugins are not supported)."""
+def _first_line(text: str, limit: int = 200) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line[:limit]
+
+
+def _parse_time(text: str) -> float:
+    value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.UTC)
+    return value.timestamp()
+
+
+# ---------------------------------------------------------------------------- loading configuration
+
+
+class Credentials:
+    """Where and how to reach the API server: a kubernetes Configuration plus the token source that refreshes it."""
+
+    def __init__(self, configuration: Configuration, namespace: str, describe: str, source: TokenSource | None = None) -> None:
+        self.configuration = configuration
+        self.namespace = namespace or "default"
+        self.describe = describe
+        self.source = source
+        if source is not None:
+            configuration.refresh_api_key_hook = source.hook  # type: ignore[assignment]
+            source.hook(configuration)  # obtain the first token now: a failure stops the start with one line
+
+    @property
+    def server(self) -> str:
+        return str(self.configuration.host)
+
+
+def _kubeconfig_paths(kubeconfig: str | None, environ: Mapping[str, str]) -> list[str]:
+    if kubeconfig:
+        return [kubeconfig]
+    return [p for p in environ.get("KUBECONFIG", "").split(os.pathsep) if p]
+
+
+def load_kubeconfig(path: str | list[str], context: str | None = None) -> Credentials:
+    """Credentials from one kubeconfig or a merged list (first definition of a name wins, as in kubectl)."""
     import yaml
+    from kubernetes.client import Configuration
+    from kubernetes.config.config_exception import ConfigException
 
+    kube_config: Any = importlib.import_module("kubernetes.config.kube_config")
+    paths = [path] if isinstance(path, str) else list(path)
+    existing = [os.path.expanduser(p) for p in paths if os.path.exists(os.path.expanduser(p))]
+    if not existing:
+        raise UsageError(f"cannot read kubeconfig {os.pathsep.join(paths)}: no such file")
+    label = os.pathsep.join(existing)
     try:
-        doc = yaml.safe_load(Path(path).read_text())
-    except OSError as err:
-        raise UsageError(f"cannot read kubeconfig {path}: {err.strerror}") from None
+        merger = kube_config.KubeConfigMerger(os.pathsep.join(existing))
+        if merger.config is None:
+            raise UsageError(f"kubeconfig {label} is empty")
+        ctx_name = context or _first_current_context(merger.config_files, existing)
+        if not ctx_name:
+            raise UsageError(f"kubeconfig {label} has no current-context (use --context)")
+        holder: dict[str, TokenSource] = {}
+        loader = _loader_class()(config_dict=merger.config, active_context=ctx_name, config_base_path=None)
+        loader.wavegen_sources = holder
+        configuration = Configuration()
+        loader.load_and_set(configuration)
+        context_body = loader.current_context.get("context") or {}
+    except ConfigException as err:
+        raise UsageError(f"kubeconfig {label}: {_first_line(str(err))}") from None
     except yaml.YAMLError:
-        raise UsageError(f"kubeconfig {path} is not valid YAML") from None
-    if not isinstance(doc, Mapping):
-        raise UsageError(f"kubeconfig {path} is not a mapping")
-    base = Path(path).resolve().parent
-    ctx_name = context or doc.get("current-context")
-    if not isinstance(ctx_name, str) or not ctx_name:
-        raise UsageError(f"kubeconfig {path} has no current-context (use --context)")
-    ctx = _named(doc.get("contexts"), ctx_name, "context")
-    cluster = _named(doc.get("clusters"), str(ctx.get("cluster", "")), "cluster")
-    user = _named(doc.get("users"), str(ctx.get("user", "")), "user") if ctx.get("user") else {}
-    server = cluster.get("server")
-    if not isinstance(server, str) or not server:
-        raise UsageError("kubeconfig: the cluster has no server")
-    if "exec" in user or "auth-provider" in user:
-        raise UsageError("kubeconfig: exec and auth-provider credentials are not supported; use a token or client certificate")
-    creds = Credentials(
-        server=server.rstrip("/"),
-        ca_data=_data_or_file(cluster, "certificate-authority-data", "certificate-authority", base),
-        insecure=bool(cluster.get("insecure-skip-tls-verify")),
-        token=user.get("token") if isinstance(user.get("token"), str) else None,
-        token_file=str(base / user["tokenFile"]) if isinstance(user.get("tokenFile"), str) else None,
-        namespace=str(ctx.get("namespace") or "default"),
-    )
-    cert = _data_or_file(user, "client-certificate-data", "client-certificate", base)
-    key = _data_or_file(user, "client-key-data", "client-key", base)
-    if cert and key:
-        # ssl can load a certificate chain only from files: keep them in a private directory.
-        tmp = Path(tempfile.mkdtemp(prefix="wavegen-kube-"))
-        os.chmod(tmp, 0o700)
-        (tmp / "client.crt").write_bytes(cert)
-        (tmp / "client.key").write_bytes(key)
-        os.chmod(tmp / "client.key", 0o600)
-        creds.cert_file, creds.key_file = str(tmp / "client.crt"), str(tmp / "client.key")
-    return creds
+        raise UsageError(f"kubeconfig {label} is not valid YAML") from None
+    except (OSError, ValueError, TypeError, AttributeError, KeyError) as err:
+        raise UsageError(f"kubeconfig {label} cannot be used ({type(err).__name__})") from None
+    if not configuration.host or configuration.host == "http://localhost":
+        raise UsageError(f"kubeconfig {label}: context {ctx_name!r} names a cluster without a server")
+    user = str(context_body.get("user") or "")
+    describe = f"kubeconfig user {user!r}" if user else "kubeconfig"
+    source = holder.get("source")
+    if source is not None:
+        source.describe = describe
+        configuration.api_key.pop("BearerToken", None)
+    return Credentials(configuration, str(context_body.get("namespace") or "default"), describe, source)
 
 
-def in_cluster() -> Credentials:
-    """Credentials of the pod's ServiceAccount."""
-    host, port = os.environ.get("KUBERNETES_SERVICE_HOST"), os.environ.get("KUBERNETES_SERVICE_PORT", "443")
-    if not host:
+def _first_current_context(files: Mapping[str, Any], order: list[str]) -> str:
+    # The package lets the last file's current-context win; kubectl takes the first non-empty one.
+    for p in order:
+        doc = files.get(p)
+        if isinstance(doc, Mapping) and isinstance(doc.get("current-context"), str) and doc["current-context"]:
+            return str(doc["current-context"])
+    return ""
+
+
+_LOADER: type | None = None
+
+
+def _loader_class() -> type:
+    """The package's KubeConfigLoader, with exec plugins and token files handed to refreshing sources."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    # The package is untyped: reached through Any so mypy --strict checks our side only.
+    exec_provider: Any = importlib.import_module("kubernetes.config.exec_provider")
+    kube_config: Any = importlib.import_module("kubernetes.config.kube_config")
+
+    class Loader(kube_config.KubeConfigLoader):  # type: ignore[misc]
+        wavegen_sources: dict[str, TokenSource]
+
+        _user: Any
+        _cluster: Any
+
+        def _load_user_token(self) -> bool | None:
+            token_file = self._user.safe_get("tokenFile") if self._user else None
+            if token_file and not self._user.safe_get("token"):
+                base = self._get_base_path(self._user.path)
+                self.wavegen_sources["source"] = FileToken(os.path.normpath(os.path.join(base, token_file)), "kubeconfig")
+                self.token = "Bearer pending"  # replaced by the source before the first request
+                return True
+            result: bool | None = super()._load_user_token()
+            return result
+
+        def _load_from_exec_plugin(self) -> bool | None:
+            if "exec" not in self._user:
+                return None
+            exec_config = self._user["exec"]
+            base = self._get_base_path(self._cluster.path)
+            provider = exec_provider.ExecProvider(exec_config, base, self._cluster)
+            command = str(exec_config.safe_get("command") or "")
+            hint = str(exec_config.safe_get("installHint") or "")
+            self.wavegen_sources["source"] = ExecToken(provider, "kubeconfig", command, hint)
+            self.token = "Bearer pending"
+            return True
+
+    _LOADER = Loader
+    return Loader
+
+
+def in_cluster(environ: Mapping[str, str] | None = None) -> Credentials:
+    """Credentials of the pod's ServiceAccount (the bound token is re-read as the kubelet rotates it)."""
+    from kubernetes.client import Configuration
+    from kubernetes.config.config_exception import ConfigException
+
+    incluster: Any = importlib.import_module("kubernetes.config.incluster_config")
+    env = dict(environ if environ is not None else os.environ)
+    if not env.get("KUBERNETES_SERVICE_HOST"):
         raise UsageError("not running in a cluster (KUBERNETES_SERVICE_HOST is unset) and no kubeconfig found")
-    if ":" in host:
-        host = f"[{host}]"
+    env.setdefault("KUBERNETES_SERVICE_PORT", "443")
+    token_file = str(SERVICE_ACCOUNT_DIR / "token")
+    configuration = Configuration()
     try:
-        ca = (SERVICE_ACCOUNT_DIR / "ca.crt").read_bytes()
+        incluster.InClusterConfigLoader(
+            token_file, str(SERVICE_ACCOUNT_DIR / "ca.crt"), try_refresh_token=False, environ=env
+        ).load_and_set(configuration)
         namespace = (SERVICE_ACCOUNT_DIR / "namespace").read_text().strip()
+    except ConfigException as err:
+        raise UsageError(f"in-cluster config: {_first_line(str(err))}") from None
     except OSError as err:
         raise UsageError(f"cannot read the ServiceAccount files in {SERVICE_ACCOUNT_DIR}: {err.strerror}") from None
-    return Credentials(
-        f"https://{host}:{port}", ca_data=ca, token_file=str(SERVICE_ACCOUNT_DIR / "token"), namespace=namespace or "default"
-    )
+    configuration.api_key.pop("BearerToken", None)
+    return Credentials(configuration, namespace, "in-cluster ServiceAccount", FileToken(token_file, "in-cluster ServiceAccount"))
 
 
 def resolve_credentials(kubeconfig: str | None, context: str | None, environ: Mapping[str, str]) -> Credentials:
-    """``--kubeconfig``, then ``$KUBECONFIG`` (first entry), then in-cluster, then ``~/.kube/config``."""
-    path = kubeconfig or (environ.get("KUBECONFIG", "").split(os.pathsep)[0] or None)
-    if path:
-        return load_kubeconfig(path, context)
+    """``--kubeconfig``, then ``$KUBECONFIG`` (every entry, merged), then in-cluster, then ``~/.kube/config``."""
+    paths = _kubeconfig_paths(kubeconfig, environ)
+    if paths:
+        return load_kubeconfig(paths, context)
     if environ.get("KUBERNETES_SERVICE_HOST"):
-        return in_cluster()
+        return in_cluster(environ)
     default = Path.home() / ".kube" / "config"
     if default.is_file():
         return load_kubeconfig(str(default), context)
-    return in_cluster()
+    return in_cluster(environ)
+
+
+# ---------------------------------------------------------------------------- the client
 
 
 class Client:
-    """JSON over HTTPS to one API server; one keep-alive connection per thread."""
+    """JSON requests and watch streams through the kubernetes ApiClient, read as raw JSON (no model objects).
+
+    A 401 re-obtains the credential (exec plugin, token file) and retries once; a second 401 is recorded in
+    ``auth_failure`` so the process can stop with one line instead of retrying forever.
+    """
 
     def __init__(self, creds: Credentials, timeout: float = 30.0) -> None:
+        from kubernetes.client import ApiClient
+
+        # urllib3 logs each retried connection on the root logger: stderr must stay JSON lines.
+        logging.getLogger("urllib3").setLevel(logging.ERROR)
         self.creds = creds
         self.timeout = timeout
-        parts = urlsplit(creds.server)
-        self._https = parts.scheme == "https"
-        self._host = parts.hostname or "localhost"
-        self._port = parts.port or (443 if self._https else 80)
-        self._prefix = parts.path.rstrip("/")
-        self._ssl = self._context() if self._https else None
-        self._local = threading.local()
+        self.api = ApiClient(creds.configuration)
+        self.api.user_agent = USER_AGENT
+        self.auth_failure: str | None = None
 
-    def _context(self) -> ssl.SSLContext:
-        ctx = ssl.create_default_context()
-        if self.creds.insecure:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-        elif self.creds.ca_data:
-            ctx = ssl.create_default_context(cadata=self.creds.ca_data.decode("ascii", "replace"))
-        if self.creds.cert_file and self.creds.key_file:
-            ctx.load_cert_chain(self.creds.cert_file, self.creds.key_file)
-        return ctx
+    def _open(
+        self, method: str, path: str, query: Mapping[str, str | int] | None, body: Any, content_type: str | None, timeout: Any
+    ) -> Any:
+        """Send one request; return the unread urllib3 response of a 2xx answer. Raises ApiError or TransportError."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
 
-    def _new_connection(self, timeout: float) -> http.client.HTTPConnection:
-        if self._https:
-            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout, context=self._ssl)
-        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
-
-    def _headers(self, content_type: str | None = None) -> dict[str, str]:
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        token = self.creds.bearer()
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        if content_type:
-            headers["Content-Type"] = content_type
-        return headers
-
-    def url(self, path: str, query: Mapping[str, str | int] | None = None) -> str:
-        q = {k: str(v) for k, v in (query or {}).items() if v not in ("", None)}
-        return self._prefix + path + ("?" + urlencode(q) if q else "")
+        params = [(k, v) for k, v in (query or {}).items() if v not in ("", None)]
+        for attempt in (1, 2):
+            headers = {"Accept": "application/json"}
+            if body is not None:
+                headers["Content-Type"] = content_type or "application/json"
+            try:
+                request = self.api.param_serialize(
+                    method, path, query_params=params, header_params=headers, body=body, auth_settings=["BearerToken"]
+                )
+            except CredentialError as err:  # the refresh hook could not obtain a credential mid-run
+                self.auth_failure = err.message
+                raise ApiError(401, "Unauthorized", err.message) from None
+            try:
+                resp = self.api.call_api(*request, _request_timeout=timeout).response
+            except urllib3.exceptions.HTTPError as err:
+                raise TransportError(f"{type(err).__name__} talking to {self.creds.server}") from None
+            except ApiException as err:  # TLS failures arrive as status 0
+                raise TransportError(_first_line(str(err.reason or "connection failed"))) from None
+            if 200 <= resp.status < 300:
+                return resp
+            data = _drain(resp)
+            if resp.status == 401:
+                used = str(request[2].get("authorization", "")).removeprefix("Bearer ")
+                source = self.creds.source
+                if attempt == 1 and source is not None and source.invalidate(used):
+                    continue
+                self.auth_failure = f"the API server rejected the credentials of {self.creds.describe} (401 Unauthorized)"
+            raise _api_error(resp.status, data)
+        raise AssertionError("unreachable")
 
     def request(
         self,
@@ -202,64 +380,72 @@ class Client:
         path: str,
         query: Mapping[str, str | int] | None = None,
         body: Any = None,
-        content_type: str = "application/json",
+        content_type: str | None = "application/json",
     ) -> Any:
-        """Send one request and return the decoded JSON answer; raises ApiError on non-2xx, OSError on transport failure."""
-        payload = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
-        target = self.url(path, query)
-        headers = self._headers(content_type if payload is not None else None)
-        for attempt in (1, 2):
-            conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
-            if conn is None:
-                conn = self._local.conn = self._new_connection(self.timeout)
-            try:
-                conn.request(method, target, body=payload, headers=headers)
-                resp = conn.getresponse()
-                data = resp.read()
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                self._local.conn = None
-                # A kept-alive connection the server closed fails on first use: retry once on a fresh one.
-                if attempt == 2:
-                    raise
-                continue
-            if resp.will_close:
-                conn.close()
-                self._local.conn = None
-            return _decode(resp.status, data)
-        raise AssertionError("unreachable")
+        """Send one request and return the decoded JSON answer; raises ApiError on non-2xx, TransportError (OSError) otherwise."""
+        resp = self._open(method, path, query, body, content_type, (self.timeout, self.timeout))
+        data = _drain(resp)
+        try:
+            return json.loads(data) if data else {}
+        except ValueError:
+            raise TransportError(f"{method} {path}: the answer is not JSON") from None
 
     def watch(self, path: str, query: Mapping[str, str | int], read_timeout: float) -> Iterator[dict[str, Any]]:
         """Yield watch events (dicts with ``type`` and ``object``) until the server ends the stream."""
-        conn = self._new_connection(read_timeout)
+        import urllib3
+
+        resp = self._open("GET", path, {**query, "watch": "1"}, None, None, (self.timeout, read_timeout))
+        buffer = b""
         try:
-            conn.request("GET", self.url(path, {**query, "watch": "1"}), headers=self._headers())
-            resp = conn.getresponse()
-            if resp.status != 200:
-                _decode(resp.status, resp.read())
-            while True:
-                line = resp.readline()
-                if not line:
-                    return
-                line = line.strip()
-                if line:
-                    event = json.loads(line)
-                    if isinstance(event, dict):
-                        yield event
+            # Chunked answers are read chunk by chunk: each event is yielded as soon as the server flushes it.
+            for chunk in resp.stream(65536, decode_content=True):
+                buffer += chunk
+                while True:
+                    line, sep, rest = buffer.partition(b"\n")
+                    if not sep:
+                        break
+                    buffer = rest
+                    if line.strip():
+                        event = json.loads(line)
+                        if isinstance(event, dict):
+                            yield event
+            if buffer.strip():
+                event = json.loads(buffer)
+                if isinstance(event, dict):
+                    yield event
+        except urllib3.exceptions.HTTPError as err:
+            raise TransportError(f"watch {path}: {type(err).__name__}") from None
         finally:
-            conn.close()
+            resp.release_conn()
+            resp.close()
+
+    def check(self) -> None:
+        """One authenticated request (``/version`` needs no RBAC): a rejected credential stops the start with one line."""
+        try:
+            self.request("GET", "/version")
+        except ApiError as err:
+            if err.status == 401:
+                raise CredentialError(self.auth_failure or "the API server rejected the credentials") from None
+            raise
 
 
-def _decode(status: int, data: bytes) -> Any:
+def _drain(resp: Any) -> bytes:
+    try:
+        return bytes(resp.data or b"")
+    except Exception as err:  # a connection dropped mid-body
+        raise TransportError(f"reading the answer failed: {type(err).__name__}") from None
+    finally:
+        resp.release_conn()
+
+
+def _api_error(status: int, data: bytes) -> ApiError:
     try:
         doc = json.loads(data) if data else {}
     except ValueError:
         doc = {}
-    if 200 <= status < 300:
-        return doc
     reason = doc.get("reason", "") if isinstance(doc, dict) else ""
     message = doc.get("message", "") if isinstance(doc, dict) else ""
-    raise ApiError(status, str(reason), str(message)[:300])
+    return ApiError(status, str(reason), str(message)[:300])
 
 
 def resource_path(api_version: str, plural: str, namespace: str | None = None, name: str | None = None) -> str:
@@ -270,10 +456,26 @@ def resource_path(api_version: str, plural: str, namespace: str | None = None, n
 
 
 def is_transport_error(err: BaseException) -> bool:
-    return isinstance(err, (OSError, http.client.HTTPException, socket.timeout, ValueError))
+    return isinstance(err, (OSError, ValueError))
 
 
 def now_rfc3339(micro: bool = False) -> str:
     t = time.time()
     base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
     return f"{base}.{int((t % 1) * 1_000_000):06d}Z" if micro else base + "Z"
+
+
+__all__ = [
+    "ApiError",
+    "Client",
+    "CredentialError",
+    "Credentials",
+    "EXIT_AUTH",
+    "TransportError",
+    "in_cluster",
+    "is_transport_error",
+    "load_kubeconfig",
+    "now_rfc3339",
+    "resource_path",
+    "resolve_credentials",
+]

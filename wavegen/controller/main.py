@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import socket
+import sys
 import threading
 from types import FrameType
 
@@ -14,7 +15,7 @@ from ..core.workloads import WorkloadTable
 from ..errors import EXIT_OK, UsageError
 from ..inputs.options import read_hmac_key
 from .index import WORKLOAD_KINDS
-from .kube import Client, resolve_credentials
+from .kube import EXIT_AUTH, Client, resolve_credentials
 from .runtime import Controller, LeaderElector, Settings
 from .telemetry import Logger, Metrics, parse_address, serve
 
@@ -66,10 +67,15 @@ def run_watch(args: argparse.Namespace) -> int:
         workloads=WorkloadTable(),
         hmac_key=read_hmac_key(args.hmac_key_file, os.environ),
     )
-    metrics = Metrics()
     client = Client(creds)
+    try:
+        client.check()
+    except OSError as err:  # unreachable for now: the watches retry with backoff, as after any disconnect
+        log.warning("API server not reachable yet", server=creds.server, error=str(err))
+    metrics = Metrics()
     controller = Controller(client, settings, options, log, metrics)
-    elector = LeaderElector(Client(creds), settings, log, metrics) if settings.leader_elect and not settings.dry_run else None
+    lease_client = Client(creds)
+    elector = LeaderElector(lease_client, settings, log, metrics) if settings.leader_elect and not settings.dry_run else None
     metrics.set("wavegen_is_leader", 0 if elector else 1)
     lost = threading.Event()
 
@@ -100,23 +106,29 @@ def run_watch(args: argparse.Namespace) -> int:
         metrics_address=f"{server.server_address[0]!s}:{server.server_address[1]}",
     )
     try:
-        if elector is not None:
-            if not elector.acquire(controller.stop):
-                return EXIT_OK
+        if elector is None or elector.acquire(controller.stop):
+            if elector is not None:
 
-            def on_lost() -> None:
-                lost.set()
-                controller.stop.set()
+                def on_lost() -> None:
+                    lost.set()
+                    controller.stop.set()
 
-            keeper = threading.Thread(target=elector.keep, args=(controller.stop, on_lost), name="lease", daemon=True)
-            keeper.start()
-        controller.start()
-        controller.stop.wait()
+                keeper = threading.Thread(target=elector.keep, args=(controller.stop, on_lost), name="lease", daemon=True)
+                keeper.start()
+            controller.start()
+            while not controller.stop.wait(0.5):
+                if client.auth_failure or lease_client.auth_failure:
+                    break
     finally:
         controller.shutdown()
         if elector is not None and not lost.is_set():
             elector.release()
         server.shutdown()
+    failure = client.auth_failure or lease_client.auth_failure
+    if failure:
+        # One plain line, as for a credential rejected at start: the token itself is never part of it.
+        print(f"wavegen: error: {failure}", file=sys.stderr, flush=True)
+        return EXIT_AUTH
     if lost.is_set():
         log.error("lost the lease: exiting so a fresh process starts from a clean list")
         return EXIT_LOST_LEASE

@@ -16,7 +16,7 @@ from ..core.model import SourceKey
 from ..core.plan import Options
 from .index import CONFIGMAP, SECRET, WORKLOAD_KINDS, Index, Kind, WorkloadKey
 from .kube import ApiError, Client, is_transport_error, now_rfc3339, resource_path
-from .telemetry import Logger, Metrics
+from .telemetry import Logger, Metrics, change_queued_at
 
 FIELD_MANAGER = "wavegen"
 REPORTING_CONTROLLER = "wavegen.io/watch"
@@ -96,6 +96,7 @@ class WorkQueue:
                     if due <= now:
                         heapq.heappop(self._heap)
                         del self._pending[key]
+                        change_queued_at(entry.first)
                         return key, entry.triggers
                     break
                 timeout = (self._heap[0][0] - now) if self._heap else 0.5
@@ -218,6 +219,8 @@ class LeaderElector:
                     return True
             except Exception as err:
                 self.metrics.inc("wavegen_errors_total", where="lease")
+                if getattr(self.client, "auth_failure", None):
+                    return False  # credentials rejected: the caller exits with one line instead of retrying forever
                 self.log.warning("lease attempt failed", error=str(err))
             if not announced:
                 self.log.info(

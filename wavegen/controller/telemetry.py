@@ -1,4 +1,4 @@
-"""Structured JSON logs, Prometheus text metrics, and the /metrics, /healthz, /readyz HTTP endpoint."""
+"""Structured JSON logs, prometheus-client metrics, and the /metrics, /healthz, /readyz HTTP endpoint."""
 
 from __future__ import annotations
 
@@ -48,73 +48,115 @@ class Logger:
         self.log("error", msg, **fields)
 
 
-# name -> (type, help)
-METRICS: dict[str, tuple[str, str]] = {
-    "wavegen_changes_seen_total": ("counter", "ConfigMap/Secret data changes seen (watch events and relists), by kind."),
-    "wavegen_rollouts_total": ("counter", "Workload rollouts triggered (pod-template live-hash patches)."),
-    "wavegen_patches_total": ("counter", "Workload patches sent, by action (roll, adopt, clear)."),
-    "wavegen_dry_run_decisions_total": ("counter", "Patches not sent because of --dry-run, by action."),
-    "wavegen_holds_total": ("counter", "Reconciles that waited because a required reference is missing."),
-    "wavegen_conflicts_total": ("counter", "409 Conflict answers to patches (retried on fresh state)."),
-    "wavegen_errors_total": ("counter", "Errors, by where they happened (patch, watch, event, lease, reconcile)."),
-    "wavegen_watch_restarts_total": ("counter", "Watch restarts, by resource and reason (expired, closed, error)."),
-    "wavegen_events_total": ("counter", "Kubernetes Events created."),
-    "wavegen_reconciles_total": ("counter", "Workload reconciles, by outcome."),
-    "wavegen_queue_depth": ("gauge", "Workloads waiting in the coalescing queue."),
-    "wavegen_workloads_indexed": ("gauge", "Selected workloads held in the index."),
-    "wavegen_sources_indexed": ("gauge", "ConfigMaps and Secrets held in the index."),
-    "wavegen_is_leader": ("gauge", "1 when this replica holds the lease (or leader election is off)."),
-    "wavegen_synced": ("gauge", "1 once every initial list has completed."),
+# name -> (type, help, label names)
+METRICS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "wavegen_changes_seen_total": ("counter", "ConfigMap/Secret data changes seen (watch and relist), by kind.", ("kind",)),
+    "wavegen_rollouts_total": ("counter", "Workload rollouts triggered (pod-template live-hash patches).", ()),
+    "wavegen_patches_total": ("counter", "Workload patches sent, by action (roll, adopt, clear).", ("action",)),
+    "wavegen_dry_run_decisions_total": ("counter", "Patches not sent because of --dry-run, by action.", ("action",)),
+    "wavegen_holds_total": ("counter", "Reconciles that waited because a required reference is missing.", ()),
+    "wavegen_conflicts_total": ("counter", "409 Conflict answers to patches (retried on fresh state).", ()),
+    "wavegen_errors_total": (
+        "counter",
+        "Errors, by where they happened (patch, watch, event, lease, reconcile, conflict).",
+        ("where",),
+    ),
+    "wavegen_watch_restarts_total": (
+        "counter",
+        "Watch restarts, by resource and reason (expired, closed, disconnected, error).",
+        ("resource", "reason"),
+    ),
+    "wavegen_events_total": ("counter", "Kubernetes Events created.", ()),
+    "wavegen_reconciles_total": ("counter", "Workload reconciles, by outcome.", ("outcome",)),
+    "wavegen_queue_depth": ("gauge", "Workloads waiting in the coalescing queue.", ()),
+    "wavegen_workloads_indexed": ("gauge", "Selected workloads held in the index.", ()),
+    "wavegen_sources_indexed": ("gauge", "ConfigMaps and Secrets held in the index.", ()),
+    "wavegen_is_leader": ("gauge", "1 when this replica holds the lease (or leader election is off).", ()),
+    "wavegen_synced": ("gauge", "1 once every initial list has completed.", ()),
 }
+CHANGE_TO_PATCH = "wavegen_change_to_patch_seconds"
+CHANGE_TO_PATCH_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+# The worker thread notes when the change it is reconciling was first queued; a roll patch observes the latency.
+_change = threading.local()
 
 
-def _labels(labels: tuple[tuple[str, str], ...]) -> str:
-    if not labels:
-        return ""
-    inner = ",".join(f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"' for k, v in labels)
-    return "{" + inner + "}"
+def change_queued_at(monotonic: float | None) -> None:
+    """Record, for the calling worker thread, when the workload it is about to reconcile was first queued."""
+    _change.first = monotonic
 
 
 class Metrics:
-    """Counters and gauges with labels, rendered in the Prometheus text format."""
+    """prometheus-client counters, gauges and the change-to-patch histogram in a dedicated registry.
+
+    The standard process, platform and garbage-collector collectors are registered in the same registry.
+    """
 
     def __init__(self) -> None:
+        import prometheus_client as prom
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        prom.disable_created_metrics()  # type: ignore[no-untyped-call]  # *_created samples double every counter
+        self.registry = CollectorRegistry(auto_describe=True)
+        prom.ProcessCollector(registry=self.registry)
+        prom.PlatformCollector(registry=self.registry)
+        prom.GCCollector(registry=self.registry)
         self._lock = threading.Lock()
-        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self._families: dict[str, Any] = {}
+        for name, (kind, help_text, labels) in METRICS.items():
+            factory = Counter if kind == "counter" else Gauge
+            self._families[name] = factory(name, help_text, labels, registry=self.registry)
+        self.change_to_patch = Histogram(
+            CHANGE_TO_PATCH,
+            "Seconds from the first change queued for a workload to the answer to its roll patch (includes --window).",
+            buckets=CHANGE_TO_PATCH_BUCKETS,
+            registry=self.registry,
+        )
         self.gauge_callbacks: dict[str, Callable[[], float]] = {}
 
+    def _family(self, name: str, kind: str, labels: dict[str, str]) -> Any:
+        family = self._families.get(name)
+        if family is None:
+            from prometheus_client import Counter, Gauge
+
+            with self._lock:
+                family = self._families.get(name)
+                if family is None:  # a series not in METRICS: declared on first use with the labels it came with
+                    factory = Counter if kind == "counter" else Gauge
+                    family = self._families[name] = factory(name, name, sorted(labels), registry=self.registry)
+        return family.labels(**labels) if labels else family
+
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
-        key = (name, tuple(sorted(labels.items())))
-        with self._lock:
-            self._values[key] = self._values.get(key, 0.0) + amount
+        self._family(name, "counter", labels).inc(amount)
+        if name == "wavegen_rollouts_total":
+            first = getattr(_change, "first", None)
+            if first is not None:
+                self.change_to_patch.observe(max(0.0, time.monotonic() - first))
 
     def set(self, name: str, value: float, **labels: str) -> None:
-        with self._lock:
-            self._values[(name, tuple(sorted(labels.items())))] = value
+        self._family(name, "gauge", labels).set(value)
+
+    def _refresh_gauges(self) -> None:
+        for name, callback in list(self.gauge_callbacks.items()):
+            self.set(name, callback())
 
     def value(self, name: str, **labels: str) -> float:
-        with self._lock:
-            return self._values.get((name, tuple(sorted(labels.items()))), 0.0)
+        if name in self.gauge_callbacks:
+            self._refresh_gauges()
+        found = self.registry.get_sample_value(name, labels)
+        return float(found) if found is not None else 0.0
 
     def total(self, name: str) -> float:
-        with self._lock:
-            return sum(v for (n, _), v in self._values.items() if n == name)
+        if name in self.gauge_callbacks:
+            self._refresh_gauges()
+        return sum(s.value for family in self.registry.collect() for s in family.samples if s.name == name)
 
     def render(self) -> str:
-        for name, callback in self.gauge_callbacks.items():
-            self.set(name, callback())
-        with self._lock:
-            values = dict(self._values)
-        lines: list[str] = []
-        for name, (kind, help_text) in METRICS.items():
-            lines.append(f"# HELP {name} {help_text}")
-            lines.append(f"# TYPE {name} {kind}")
-            samples = sorted((labels, v) for (n, labels), v in values.items() if n == name)
-            if not samples and kind == "counter":
-                samples = [((), 0.0)]
-            for labels, v in samples:
-                lines.append(f"{name}{_labels(labels)} {v:g}")
-        return "\n".join(lines) + "\n"
+        from prometheus_client import generate_latest
+
+        self._refresh_gauges()
+        return generate_latest(self.registry).decode()
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -132,7 +174,7 @@ def serve(address: str, metrics: Metrics, healthy: Callable[[], bool], ready: Ca
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/metrics":
-                self._send(200, metrics.render(), "text/plain; version=0.0.4; charset=utf-8")
+                self._send(200, metrics.render(), CONTENT_TYPE)
             elif path == "/healthz":
                 ok = healthy()
                 self._send(200 if ok else 503, "ok\n" if ok else "unhealthy\n")
