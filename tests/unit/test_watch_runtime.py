@@ -387,6 +387,35 @@ def test_lists_are_paginated_also_on_relist_after_410() -> None:
         controller.shutdown()
 
 
+def test_no_secret_value_outlives_its_event() -> None:
+    import gc
+
+    api = FakeApi()
+    api.objects["secrets"] = secret("creds", "listed-value")
+    dep = api.objects["deployments"]
+    dep["spec"]["template"]["spec"]["containers"][0]["envFrom"].append({"secretRef": {"name": "creds"}})
+    controller = start_controller(api)
+    try:
+        wait_for(lambda: len(api.patches) == 1)
+        del api.objects["secrets"]
+        api.stream("secrets").put({"type": "MODIFIED", "object": secret("creds", "watched-value")})
+        api.stream("secrets").put({"type": "MODIFIED", "object": secret("unrelated", "unreferenced-value")})
+        wait_for(lambda: len(api.patches) == 2)  # the referenced change rolled
+        time.sleep(0.3)
+        gc.collect()
+        needles = {base64.b64encode(v.encode()).decode() for v in ("listed-value", "watched-value", "unreferenced-value")}
+        # A dict of strings only is not tracked by the collector: look for the (tracked) objects holding it.
+        holders = [
+            o
+            for o in gc.get_objects()
+            if isinstance(o, dict) and isinstance(o.get("data"), dict) and needles & set(map(str, o["data"].values()))
+        ]
+        assert holders == []
+        assert SourceKey("Secret", "ns", "unrelated") not in controller.index.sources
+    finally:
+        controller.shutdown()
+
+
 def test_source_referenced_after_its_list_item_went_by_is_fetched() -> None:
     api = FakeApi()
     api.extra["configmaps"] = [{**configmap("v"), "metadata": {"name": "later", "namespace": "ns", "resourceVersion": "3"}}]

@@ -221,6 +221,7 @@ class Index:
             namespace_name = _identity(obj)
             seen.add(namespace_name)
             source_changed, users = self.put_source(kind, obj)
+            del obj  # nothing of an item outlives its digest
             if source_changed:
                 changed += 1
                 affected |= users

@@ -373,7 +373,9 @@ class Controller:
             for page, page_rv in self._list(kind, scope, self._query(kind)):
                 rv = page_rv
                 while page:
-                    yield page.pop()
+                    item = page.pop()
+                    yield item
+                    _drop_values(kind, item)
 
         if kind in (CONFIGMAP, SECRET):
             changed, affected = self.index.replace_sources(kind, scope, items())
@@ -399,6 +401,8 @@ class Controller:
             page = self.client.request("GET", resource_path(kind.api_version, kind.plural, source.namespace), query)
             found = [i for i in page.get("items") or [] if str((i.get("metadata") or {}).get("name") or "") == source.name]
             self.index.resolve(kind, source, found[0] if found else None)
+            for item in found:
+                _drop_values(kind, item)
 
     def _handle(self, kind: Kind, event: Mapping[str, Any]) -> None:
         etype, obj = event.get("type"), event.get("object") or {}
@@ -411,6 +415,8 @@ class Controller:
                 changed = True
             else:
                 changed, affected = self.index.put_source(kind, obj)
+            # The client may still hold this event: empty it, so no Secret value outlives its digest.
+            _drop_values(kind, obj)
             if changed:
                 self.metrics.inc("wavegen_changes_seen_total", kind=kind.kind)
                 self.log.debug("source changed", source=str(key), event=etype, dependents=len(affected))
@@ -474,6 +480,8 @@ class Controller:
                     new_rv = (obj.get("metadata") or {}).get("resourceVersion")
                     if etype != "BOOKMARK":
                         self._handle(kind, event)
+                    # Decode, digest, drop: a Secret's data must not outlive its event while the stream idles.
+                    del event, obj
                     if new_rv:
                         rv = str(new_rv)
                 else:
@@ -717,6 +725,13 @@ class Controller:
                 raise
             self.metrics.inc("wavegen_errors_total", where="event")
             self.log.warning("could not create an Event", error=str(err))
+
+
+def _drop_values(kind: Kind, obj: Any) -> None:
+    """Remove a Secret's data from a body once it is digested (others may still reference the same dict)."""
+    if kind is SECRET and isinstance(obj, dict):
+        obj.pop("data", None)
+        obj.pop("stringData", None)
 
 
 def _dns_label(text: str) -> str:
