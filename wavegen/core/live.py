@@ -42,7 +42,7 @@ def format_ref_list(keys: frozenset[SourceKey] | set[SourceKey], namespace: str)
     return ",".join(sorted(_short_ref(k, namespace) for k in keys))
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class MissingItem:
     """A required uncovered reference a pod cannot start without: a whole object, or one key (``key``) of it."""
 
@@ -189,7 +189,7 @@ def live_decision(body: Mapping[str, Any], sources: Mapping[SourceKey, KeyDigest
         return LiveDecision("none", "every reference is covered by the bundle")
     present = [r for r in refs if r.source in sources and not sources[r.source].ignored]
     missing_set = missing_items(refs, sources)
-    missing = tuple(sorted(missing_set))
+    missing = tuple(sorted(missing_set, key=lambda m: (m.source, m.key or "")))
     visible = merge_visible_keys(present)
     value = config_hash_from_digests(((sources[k], keys) for k, keys in visible.items()), options.hmac_key)
     refs_text = format_ref_list(uncovered, namespace)
