@@ -19,6 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 LIVE = "wavegen.io/live-hash"
 LIVE_REFS = "wavegen.io/live-refs"
+LIVE_MISSING = "wavegen.io/live-missing"
 CONFIG_HASH = "wavegen.io/config-hash"
 UNHASHED = "wavegen.io/unhashed-refs"
 SECRET_VALUE = "hunter2-do-not-log"
@@ -223,7 +224,9 @@ def test_burst_within_window_rolls_once(controller_manager: ControlPlane, namesp
     assert m['wavegen_changes_seen_total{kind="Secret"}'] >= 5
 
 
-def test_missing_reference_waits_then_rolls_once(controller_manager: ControlPlane, namespace: str, watch: WatchFactory) -> None:
+def test_late_reference_adopts_without_rollout_and_a_recreated_one_is_compared(
+    controller_manager: ControlPlane, namespace: str, watch: WatchFactory
+) -> None:
     cp, ns = controller_manager, namespace
     set_secret(cp, ns, SECRET_VALUE)
     cp.apply(transform(bundle(ns, "hello", late=True), ns))
@@ -231,22 +234,32 @@ def test_missing_reference_waits_then_rolls_once(controller_manager: ControlPlan
     w.wait_idle(settle=2)
     assert rollouts(cp, ns) == 1
     assert template_annotations(cp, ns)[UNHASHED] == "ConfigMap/late,Secret/external"
+    assert deployment(cp, ns)["metadata"]["annotations"][LIVE_MISSING] == "ConfigMap/late"
 
+    # It arrives: the pods could not start without it and read it now, so no rollout; the record is updated.
     set_configmap(cp, ns, "late", "v1")
-    eventually_rollouts(cp, ns, 2)
     w.wait_idle(settle=2)
-    assert rollouts(cp, ns) == 2
+    assert rollouts(cp, ns) == 1
+    assert LIVE_MISSING not in deployment(cp, ns)["metadata"]["annotations"]
 
     # Deleted: rolling would start pods that cannot start, so the controller holds.
     cp.kubectl("delete", "configmap", "late", "-n", ns)
     w.wait_idle(settle=2)
-    assert rollouts(cp, ns) == 2
+    assert rollouts(cp, ns) == 1
     assert w.metrics()["wavegen_holds_total"] >= 1
     assert any(e.get("reason") == "MissingConfig" for e in events_for(cp, ns))
-    # Back with the same data: same hash, nothing to do.
+    # Back with the same data: compared with the record, same hash, nothing to do.
     set_configmap(cp, ns, "late", "v1")
     w.wait_idle(settle=2)
+    assert rollouts(cp, ns) == 1
+    # Deleted and recreated with other data: it existed before, so this is a real change: one rollout.
+    cp.kubectl("delete", "configmap", "late", "-n", ns)
+    w.wait_idle(settle=2)
+    set_configmap(cp, ns, "late", "v2")
+    eventually_rollouts(cp, ns, 2)
+    w.wait_idle(settle=2)
     assert rollouts(cp, ns) == 2
+    assert w.metrics()["wavegen_rollouts_total"] == 1
 
 
 def test_dry_run_writes_nothing(controller_manager: ControlPlane, namespace: str, watch: WatchFactory) -> None:

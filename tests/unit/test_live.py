@@ -5,12 +5,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from wavegen.core.hashing import config_hash
+from wavegen.core.hashing import KeyDigests, config_hash, key_digests
 from wavegen.core.live import (
     LIVE_HASH_ANNOTATION,
+    LIVE_MISSING_ANNOTATION,
     LIVE_REFS_ANNOTATION,
+    MissingItem,
+    format_missing,
     format_ref_list,
     live_decision,
+    parse_missing,
     parse_ref_list,
     uncovered_references,
 )
@@ -58,8 +62,9 @@ def secret(name: str, data: dict[str, str], ns: str = "prod") -> ConfigSource:
     return config_source("Secret", ns, name, {"stringData": data})
 
 
-def sources(*items: ConfigSource) -> dict[SourceKey, ConfigSource]:
-    return {s.key: s for s in items}
+def sources(*items: ConfigSource) -> dict[SourceKey, KeyDigests]:
+    """What the controller keeps of live sources: per-key digests only."""
+    return {s.key: key_digests(s) for s in items}
 
 
 def with_record(body: dict[str, Any], value: str, refs: str) -> dict[str, Any]:
@@ -115,10 +120,16 @@ def test_first_sight_adopts_on_metadata_only() -> None:
     decision = live_decision(body, src, OPTS)
     assert decision.action == "adopt"
     assert decision.patch == {
-        "metadata": {"annotations": {LIVE_HASH_ANNOTATION: decision.value, LIVE_REFS_ANNOTATION: "Secret/external"}}
+        "metadata": {
+            "annotations": {
+                LIVE_HASH_ANNOTATION: decision.value,
+                LIVE_REFS_ANNOTATION: "Secret/external",
+                LIVE_MISSING_ANNOTATION: None,
+            }
+        }
     }
-    # Same core hash over exactly the uncovered source.
-    assert decision.value == config_hash([(src[SourceKey("Secret", "prod", "external")], None)])
+    # Same core hash over exactly the uncovered source, computed offline from its values.
+    assert decision.value == config_hash([(secret("external", {"p": "s3cret"}), None)])
     assert "s3cret" not in repr(decision)
 
 
@@ -160,18 +171,74 @@ def test_only_visible_keys_count() -> None:
     assert live_decision(recorded, sources(cm("late", {"k": "2", "other": "x"})), OPTS).action == "roll"
 
 
-def test_missing_required_holds_and_appearing_rolls_once() -> None:
+def with_decision(body: dict[str, Any], decision: Any) -> dict[str, Any]:
+    """The workload as it reads after the decision's metadata patch (a merge patch: None deletes)."""
+    out = copy.deepcopy(body)
+    assert decision.patch is not None
+    for k, v in decision.patch["metadata"]["annotations"].items():
+        if v is None:
+            out["metadata"]["annotations"].pop(k, None)
+        else:
+            out["metadata"]["annotations"][k] = v
+    return out
+
+
+def test_config_missing_at_adoption_is_recorded_and_its_arrival_does_not_roll() -> None:
     body = deployment(template_annotations={HASH_ANNOTATION: "abc", UNHASHED_ANNOTATION: "ConfigMap/late"})
     adopted = live_decision(body, sources(), OPTS)
     assert adopted.action == "adopt"
-    assert adopted.missing == (SourceKey("ConfigMap", "prod", "late"),)
-    recorded = with_record(body, adopted.value or "", adopted.refs)
-    assert live_decision(recorded, sources(), OPTS).action == "none"
-    appeared = live_decision(recorded, sources(cm("late", {"k": "v"})), OPTS)
-    assert appeared.action == "roll"
-    # Deleted again after a roll: hold rather than roll to pods that cannot start.
-    rolled = with_record(body, appeared.value or "", appeared.refs)
-    assert live_decision(rolled, sources(), OPTS).action == "hold"
+    assert adopted.missing == (MissingItem(SourceKey("ConfigMap", "prod", "late")),)
+    assert adopted.patch is not None and "spec" not in adopted.patch
+    recorded = with_decision(body, adopted)
+    assert recorded["metadata"]["annotations"][LIVE_MISSING_ANNOTATION] == "ConfigMap/late"
+    assert live_decision(recorded, sources(), OPTS).action == "hold"
+    # It appears: the pods could not start without it and will read it now: re-adopt, no rollout.
+    arrived = live_decision(recorded, sources(cm("late", {"k": "v"})), OPTS)
+    assert arrived.action == "adopt" and arrived.patch is not None and "spec" not in arrived.patch
+    assert arrived.patch["metadata"]["annotations"][LIVE_MISSING_ANNOTATION] is None
+    settled = with_decision(recorded, arrived)
+    assert live_decision(settled, sources(cm("late", {"k": "v"})), OPTS).action == "none"
+    # A later real change rolls.
+    assert live_decision(settled, sources(cm("late", {"k": "v2"})), OPTS).action == "roll"
+    # Deleted after it existed: hold; recreated, it is compared with the record.
+    assert live_decision(settled, sources(), OPTS).action == "hold"
+    assert live_decision(settled, sources(cm("late", {"k": "v"})), OPTS).action == "none"
+    assert live_decision(settled, sources(cm("late", {"k": "other"})), OPTS).action == "roll"
+
+
+def test_missing_key_holds_and_its_arrival_does_not_roll() -> None:
+    body = deployment(template_annotations={HASH_ANNOTATION: "abc", UNHASHED_ANNOTATION: "ConfigMap/late"})
+    adopted = live_decision(body, sources(cm("late", {"other": "x"})), OPTS)
+    assert adopted.action == "adopt"
+    assert adopted.missing == (MissingItem(SourceKey("ConfigMap", "prod", "late"), "k"),)
+    recorded = with_decision(body, adopted)
+    assert recorded["metadata"]["annotations"][LIVE_MISSING_ANNOTATION] == "ConfigMap/late:k"
+    held = live_decision(recorded, sources(cm("late", {"other": "y"})), OPTS)
+    assert held.action == "hold" and held.patch is None
+    arrived = live_decision(recorded, sources(cm("late", {"other": "y", "k": "v"})), OPTS)
+    assert arrived.action == "adopt" and arrived.patch is not None and "spec" not in arrived.patch
+    settled = with_decision(recorded, arrived)
+    # The key disappears after it existed: hold, never roll to pods that cannot start.
+    assert live_decision(settled, sources(cm("late", {"other": "y"})), OPTS).action == "hold"
+    assert live_decision(settled, sources(cm("late", {"other": "y", "k": "v2"})), OPTS).action == "roll"
+
+
+def test_optional_key_ref_missing_key_is_not_missing() -> None:
+    body = deployment(template_annotations={HASH_ANNOTATION: "abc", UNHASHED_ANNOTATION: "ConfigMap/late"})
+    body["spec"]["template"]["spec"]["containers"][0]["env"][0]["valueFrom"]["configMapKeyRef"]["optional"] = True
+    assert live_decision(body, sources(cm("late", {"other": "x"})), OPTS).missing == ()
+
+
+def test_missing_record_round_trip_and_legacy_record_without_it() -> None:
+    items = {MissingItem(SourceKey("ConfigMap", "prod", "a"), "k.1"), MissingItem(SourceKey("Secret", "other", "b"))}
+    text = format_missing(items, "prod")
+    assert text == "ConfigMap/a:k.1,Secret/other/b"
+    assert parse_missing(text, "prod") == items
+    # A record written before live-missing existed: a missing reference appearing rolls, as it did then.
+    body = deployment(template_annotations={HASH_ANNOTATION: "abc", UNHASHED_ANNOTATION: "ConfigMap/late"})
+    adopted = live_decision(body, sources(), OPTS)
+    legacy = with_record(body, adopted.value or "", adopted.refs)
+    assert live_decision(legacy, sources(cm("late", {"k": "v"})), OPTS).action == "roll"
 
 
 def test_optional_absent_is_not_a_hold() -> None:
@@ -203,7 +270,9 @@ def test_record_is_cleared_when_everything_becomes_covered() -> None:
     body = with_record(deployment(template_annotations={HASH_ANNOTATION: "abc"}), "x", "Secret/external")
     decision = live_decision(body, sources(), OPTS)
     assert decision.action == "clear"
-    assert decision.patch == {"metadata": {"annotations": {LIVE_HASH_ANNOTATION: None, LIVE_REFS_ANNOTATION: None}}}
+    assert decision.patch == {
+        "metadata": {"annotations": {LIVE_HASH_ANNOTATION: None, LIVE_REFS_ANNOTATION: None, LIVE_MISSING_ANNOTATION: None}}
+    }
 
 
 def test_ignored_source_is_not_hashed() -> None:
@@ -211,7 +280,7 @@ def test_ignored_source_is_not_hashed() -> None:
     ignored = config_source(
         "Secret", "prod", "external", {"metadata": {"annotations": {"wavegen.io/ignore": "true"}}, "stringData": {"p": "1"}}
     )
-    assert live_decision(body, sources(ignored), OPTS).value == config_hash([])
+    assert live_decision(body, {ignored.key: key_digests(ignored)}, OPTS).value == config_hash([])
 
 
 def test_hmac_key_is_used() -> None:

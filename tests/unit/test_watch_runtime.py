@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
+import copy
+import hashlib
 import queue
 import threading
 import time
@@ -12,11 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from wavegen.controller.index import CONFIGMAP, WORKLOAD_KINDS, Index, trim_workload
+from wavegen.controller.index import CONFIGMAP, SECRET, WORKLOAD_KINDS, Index, trim_workload
 from wavegen.controller.kube import ApiError
 from wavegen.controller.runtime import Controller, RateLimiter, Settings, WorkQueue
 from wavegen.controller.telemetry import Logger, Metrics
-from wavegen.core.live import LIVE_HASH_ANNOTATION, LIVE_REFS_ANNOTATION
+from wavegen.core.live import LIVE_HASH_ANNOTATION, LIVE_MISSING_ANNOTATION, LIVE_REFS_ANNOTATION
 from wavegen.core.model import SourceKey
 from wavegen.core.plan import Options
 from wavegen.errors import UsageError
@@ -140,6 +143,38 @@ def test_relist_reports_changes_and_deletions() -> None:
     assert index.counts() == (0, 0)
 
 
+def test_index_keeps_digests_of_referenced_sources_only() -> None:
+    index = Index(OPTS)
+    index.put_workload(DEPLOYMENT, deployment())
+    assert index.put_source(CONFIGMAP, configmap("value-1"))[0]
+    assert index.put_source(SECRET, secret("unrelated", "not-referenced")) == (False, set())
+    assert list(index.sources) == [SourceKey("ConfigMap", "ns", "cfg")]
+    assert index.sources[SourceKey("ConfigMap", "ns", "cfg")].digests == {"k": hashlib.sha256(b"value-1").hexdigest()}
+    assert "value-1" not in repr(vars(index))
+    # No longer referenced: nothing of it stays.
+    not_opted = deployment()
+    del not_opted["metadata"]["annotations"]["wavegen.io/enabled"]
+    index.put_workload(DEPLOYMENT, not_opted)
+    assert index.sources == {} and index.absent == set()
+
+
+def test_relist_consumes_items_lazily_and_marks_referenced_but_unlisted_absent() -> None:
+    index = Index(OPTS)
+    index.put_workload(DEPLOYMENT, deployment())
+    consumed: list[str] = []
+
+    def items() -> Iterator[dict[str, Any]]:
+        for i in range(3):
+            consumed.append(f"unrelated-{i}")
+            yield secret(f"unrelated-{i}", "x" * 100)
+
+    assert index.replace_sources(SECRET, "ns", items()) == (0, set())
+    assert len(consumed) == 3 and index.sources == {}
+    assert index.replace_sources(CONFIGMAP, "ns", iter([])) == (0, set())
+    assert index.absent == {SourceKey("ConfigMap", "ns", "cfg")}
+    assert index.unknown(("Deployment", "ns", "web")) == []
+
+
 # ---- the controller against a scripted API server --------------------------------------
 
 
@@ -148,6 +183,8 @@ class FakeApi:
 
     def __init__(self) -> None:
         self.objects: dict[str, dict[str, Any]] = {"configmaps": configmap("1"), "deployments": deployment()}
+        self.extra: dict[str, list[dict[str, Any]]] = {}  # further list items per resource
+        self.queries: list[tuple[str, dict[str, Any]]] = []
         self.patches: list[dict[str, Any]] = []
         self.conflicts = 0
         self.lists: dict[str, int] = {}
@@ -163,9 +200,21 @@ class FakeApi:
     ) -> Any:
         plural = path.rstrip("/").split("/")[-1] if method == "GET" and path.endswith("s") else path.split("/")[-2]
         if method == "GET" and plural in ("configmaps", "secrets", "deployments", "statefulsets", "daemonsets", "cronjobs"):
-            self.lists[plural] = self.lists.get(plural, 0) + 1
+            query = dict(query or {})
+            self.queries.append((plural, query))
             obj = self.objects.get(plural)
-            return {"metadata": {"resourceVersion": "10"}, "items": [obj] if obj else []}
+            items = ([obj] if obj else []) + self.extra.get(plural, [])
+            selector = str(query.get("fieldSelector") or "")
+            if "metadata.name=" in selector:
+                wanted = selector.split("metadata.name=")[1].split(",")[0]
+                items = [i for i in items if i["metadata"]["name"] == wanted]
+            start = int(query.get("continue") or 0)
+            limit = int(query.get("limit") or len(items) or 1)
+            if start == 0 and "metadata.name=" not in selector:
+                self.lists[plural] = self.lists.get(plural, 0) + 1
+            more = start + limit < len(items)
+            meta = {"resourceVersion": "10", "continue": str(start + limit) if more else ""}
+            return {"metadata": meta, "items": [copy.deepcopy(i) for i in items[start : start + limit]]}
         if method == "GET":
             return self.objects["deployments"]
         if method == "PATCH":
@@ -208,12 +257,28 @@ def wait_for(check: Any, timeout: float = 5.0) -> None:
         time.sleep(0.02)
 
 
+def secret(name: str, value: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": "ns", "resourceVersion": "1"},
+        "data": {"blob": base64.b64encode(value.encode()).decode()},
+    }
+
+
+def start_controller(api: FakeApi, page_size: int = 500) -> Controller:
+    settings = Settings(
+        namespaces=("ns",), kinds=("Deployment",), window=0.0, backoff_max=0.05, identity="t", page_size=page_size
+    )
+    controller = Controller(api, settings, OPTS, Logger("error"), Metrics())  # type: ignore[arg-type]
+    controller.start()
+    return controller
+
+
 @pytest.fixture
 def running() -> Iterator[tuple[FakeApi, Controller]]:
     api = FakeApi()
-    settings = Settings(namespaces=("ns",), kinds=("Deployment",), window=0.0, backoff_max=0.05, identity="t")
-    controller = Controller(api, settings, OPTS, Logger("error"), Metrics())  # type: ignore[arg-type]
-    controller.start()
+    controller = start_controller(api)
     yield api, controller
     controller.shutdown()
 
@@ -254,6 +319,72 @@ def test_gone_watch_relists_and_catches_up(running: tuple[FakeApi, Controller]) 
     time.sleep(0.3)
     assert api.lists["configmaps"] == lists_before + 1
     assert controller.metrics.value("wavegen_watch_restarts_total", resource="configmaps", reason="disconnected") == 1
+
+
+def test_lists_are_paginated_also_on_relist_after_410() -> None:
+    api = FakeApi()
+    api.extra["secrets"] = [secret(f"unrelated-{i}", "payload") for i in range(5)]
+    controller = start_controller(api, page_size=2)
+    try:
+        wait_for(lambda: len(api.patches) == 1)
+        pages = [q for plural, q in api.queries if plural == "secrets"]
+        assert [q.get("continue") for q in pages] == ["", "2", "4"] and all(q["limit"] == 2 for q in pages)
+        api.stream("secrets").put({"type": "ERROR", "object": {"kind": "Status", "code": 410, "reason": "Expired"}})
+        wait_for(lambda: len([q for plural, q in api.queries if plural == "secrets"]) == 6)
+        assert [q.get("continue") for plural, q in api.queries if plural == "secrets"][3:] == ["", "2", "4"]
+        assert controller.index.counts() == (1, 1)  # the referenced ConfigMap only
+    finally:
+        controller.shutdown()
+
+
+def test_no_secret_value_outlives_its_event() -> None:
+    import gc
+
+    api = FakeApi()
+    api.objects["secrets"] = secret("creds", "listed-value")
+    dep = api.objects["deployments"]
+    dep["spec"]["template"]["spec"]["containers"][0]["envFrom"].append({"secretRef": {"name": "creds"}})
+    controller = start_controller(api)
+    try:
+        wait_for(lambda: len(api.patches) == 1)
+        del api.objects["secrets"]
+        api.stream("secrets").put({"type": "MODIFIED", "object": secret("creds", "watched-value")})
+        api.stream("secrets").put({"type": "MODIFIED", "object": secret("unrelated", "unreferenced-value")})
+        wait_for(lambda: len(api.patches) == 2)  # the referenced change rolled
+        time.sleep(0.3)
+        gc.collect()
+        needles = {base64.b64encode(v.encode()).decode() for v in ("listed-value", "watched-value", "unreferenced-value")}
+        # A dict of strings only is not tracked by the collector: look for the (tracked) objects holding it.
+        holders = [
+            o
+            for o in gc.get_objects()
+            if isinstance(o, dict) and isinstance(o.get("data"), dict) and needles & set(map(str, o["data"].values()))
+        ]
+        assert holders == []
+        assert SourceKey("Secret", "ns", "unrelated") not in controller.index.sources
+    finally:
+        controller.shutdown()
+
+
+def test_source_referenced_after_its_list_item_went_by_is_fetched() -> None:
+    api = FakeApi()
+    api.extra["configmaps"] = [{**configmap("v"), "metadata": {"name": "later", "namespace": "ns", "resourceVersion": "3"}}]
+    controller = start_controller(api)
+    try:
+        wait_for(lambda: len(api.patches) == 1)
+        assert SourceKey("ConfigMap", "ns", "later") not in controller.index.sources
+        changed = copy.deepcopy(api.objects["deployments"])
+        changed["spec"]["template"]["spec"]["containers"][0]["envFrom"].append({"configMapRef": {"name": "later"}})
+        api.objects["deployments"] = changed
+        api.stream("deployments").put({"type": "MODIFIED", "object": changed})
+        wait_for(lambda: len(api.patches) == 2)
+        assert ("configmaps", {"fieldSelector": "metadata.name=later"}) in api.queries
+        # Re-adopted (its references changed) with the fetched source present, not missing.
+        annotations = api.patches[1]["metadata"]["annotations"]
+        assert annotations[LIVE_REFS_ANNOTATION] == "ConfigMap/cfg,ConfigMap/later"
+        assert annotations[LIVE_MISSING_ANNOTATION] is None
+    finally:
+        controller.shutdown()
 
 
 def test_manifests_render_least_privilege(capsys: pytest.CaptureFixture[str]) -> None:

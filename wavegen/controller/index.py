@@ -1,4 +1,4 @@
-"""The watch-mode index: stored ConfigMaps/Secrets, trimmed workloads, and which workloads each source feeds."""
+"""The watch-mode index: digests of referenced ConfigMaps/Secrets, trimmed workloads, and which workloads each feeds."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.hashing import KeyDigests, key_digests
 from ..core.live import uncovered_references
-from ..core.model import ConfigSource, SourceKey
+from ..core.model import SourceKey
 from ..core.plan import Options
 from ..core.sources import SourceError, config_source
 
@@ -120,77 +121,120 @@ def _identity(obj: Mapping[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
-def _same_data(a: ConfigSource | None, b: ConfigSource | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return a.ignored == b.ignored and a.text_data == b.text_data and a.binary_data == b.binary_data
+def digest_source(kind: Kind, obj: Mapping[str, Any]) -> KeyDigests | None:
+    """Decode, digest, drop: per-key digests of a ConfigMap/Secret body (None if the API server sent invalid data)."""
+    namespace, name = _identity(obj)
+    try:
+        return key_digests(config_source(kind.kind, namespace, name, obj))  # type: ignore[arg-type]
+    except SourceError:
+        return None
 
 
 class Index:
-    """Thread-safe state recomputed from lists and watches; every method returns the workloads to reconcile."""
+    """Thread-safe state recomputed from lists and watches; every method returns the workloads to reconcile.
+
+    Memory follows references: a ConfigMap/Secret that no indexed workload
+    references costs nothing (its list and watch items are dropped unread); a
+    referenced one is kept as per-key digests only (``KeyDigests``), never its
+    values. A referenced source is in one of three states: ``sources`` (present),
+    ``absent`` (known not to exist) or unknown (it became referenced after its
+    list item went by: the controller fetches it before deciding).
+    """
 
     def __init__(self, options: Options) -> None:
         self.options = options
         self.lock = threading.RLock()
-        self.sources: dict[SourceKey, ConfigSource] = {}
+        self.sources: dict[SourceKey, KeyDigests] = {}
+        self.absent: set[SourceKey] = set()
         self.workloads: dict[WorkloadKey, dict[str, Any]] = {}
         self._deps: dict[WorkloadKey, frozenset[SourceKey]] = {}
         self._rdeps: dict[SourceKey, set[WorkloadKey]] = {}
 
     # ---- sources ---------------------------------------------------------------
 
-    def _source(self, kind: Kind, obj: Mapping[str, Any]) -> ConfigSource | None:
-        namespace, name = _identity(obj)
-        try:
-            return config_source(kind.kind, namespace, name, obj)  # type: ignore[arg-type]
-        except SourceError:
-            return None
-
     def dependents(self, key: SourceKey) -> set[WorkloadKey]:
         with self.lock:
             return set(self._rdeps.get(key, ()))
 
-    def put_source(self, kind: Kind, obj: Mapping[str, Any]) -> tuple[bool, set[WorkloadKey]]:
-        """Store a ConfigMap/Secret; (its data changed, dependents to reconcile)."""
-        source = self._source(kind, obj)
-        if source is None:
-            return False, set()
+    def referenced(self, key: SourceKey) -> bool:
         with self.lock:
-            old = self.sources.get(source.key)
-            self.sources[source.key] = source
-            if _same_data(old, source):
+            return key in self._rdeps
+
+    def put_source(self, kind: Kind, obj: Mapping[str, Any]) -> tuple[bool, set[WorkloadKey]]:
+        """Store a referenced ConfigMap/Secret as digests; (its data changed, dependents to reconcile)."""
+        namespace, name = _identity(obj)
+        key = SourceKey(kind.kind, namespace, name)  # type: ignore[arg-type]
+        if not self.referenced(key):
+            return False, set()  # nobody reads it: not even decoded
+        source = digest_source(kind, obj)
+        with self.lock:
+            users = self._rdeps.get(key)
+            if source is None or users is None:
                 return False, set()
-            return True, set(self._rdeps.get(source.key, ()))
+            old = self.sources.get(key)
+            self.sources[key] = source
+            self.absent.discard(key)
+            if old == source:
+                return False, set()
+            return True, set(users)
 
     def delete_source(self, kind: Kind, namespace: str, name: str) -> set[WorkloadKey]:
         key = SourceKey(kind.kind, namespace, name)  # type: ignore[arg-type]
         with self.lock:
+            users = self._rdeps.get(key)
+            if users is None:
+                return set()
+            self.absent.add(key)
             if self.sources.pop(key, None) is None:
                 return set()
-            return set(self._rdeps.get(key, ()))
+            return set(users)
+
+    def resolve(self, kind: Kind, key: SourceKey, obj: Mapping[str, Any] | None) -> None:
+        """Store a fetched source (``obj`` None: it does not exist), unless a watch event got there first."""
+        source = digest_source(kind, obj) if obj is not None else None
+        with self.lock:
+            if key not in self._rdeps or key in self.sources or key in self.absent:
+                return
+            if source is None:
+                self.absent.add(key)
+            else:
+                self.sources[key] = source
+
+    def unknown(self, workload: WorkloadKey) -> list[SourceKey]:
+        """The workload's references whose state is not known yet."""
+        with self.lock:
+            deps = self._deps.get(workload, frozenset())
+            return sorted(k for k in deps if k not in self.sources and k not in self.absent)
 
     def replace_sources(
         self, kind: Kind, namespace: str | None, items: Iterable[Mapping[str, Any]]
     ) -> tuple[int, set[WorkloadKey]]:
-        """After a (re)list: store every item, forget the ones gone; (sources whose data changed, dependents)."""
-        fresh = {s.key: s for s in (self._source(kind, obj) for obj in items) if s is not None}
+        """After a (re)list: store the referenced items, forget the ones gone; (sources whose data changed, dependents).
+
+        ``items`` is consumed one by one (pass a generator over the list's pages): only the names
+        seen are kept until the end, so memory does not grow with the size of what is listed.
+        """
+        seen: set[tuple[str, str]] = set()
         changed = 0
         affected: set[WorkloadKey] = set()
-        with self.lock:
-            stale = [
-                k
-                for k in self.sources
-                if k.kind == kind.kind and (namespace is None or k.namespace == namespace) and k not in fresh
-            ]
-            for key in stale:
-                del self.sources[key]
+        for obj in items:
+            namespace_name = _identity(obj)
+            seen.add(namespace_name)
+            source_changed, users = self.put_source(kind, obj)
+            del obj  # nothing of an item outlives its digest
+            if source_changed:
                 changed += 1
-                affected |= self._rdeps.get(key, set())
-            for key, source in fresh.items():
-                if not _same_data(self.sources.get(key), source):
+                affected |= users
+        with self.lock:
+            for key, users in self._rdeps.items():
+                if key.kind != kind.kind or (namespace is not None and key.namespace != namespace):
+                    continue
+                if (key.namespace, key.name) in seen:
+                    continue  # present; stored unless it became referenced after its item went by (unknown)
+                if self.sources.pop(key, None) is not None:
                     changed += 1
-                    affected |= self._rdeps.get(key, set())
-                self.sources[key] = source
+                    affected |= users
+                self.absent.add(key)
         return changed, affected
 
     # ---- workloads -------------------------------------------------------------
@@ -201,7 +245,10 @@ class Index:
             if users is not None:
                 users.discard(key)
                 if not users:
+                    # Unreferenced now: keep nothing of it.
                     del self._rdeps[source]
+                    self.sources.pop(source, None)
+                    self.absent.discard(source)
         for source in deps:
             self._rdeps.setdefault(source, set()).add(key)
         if deps:
@@ -216,6 +263,9 @@ class Index:
         # List items carry no apiVersion/kind: the watched resource says what they are.
         trimmed = trim_workload({**obj, "apiVersion": kind.api_version, "kind": kind.kind}, self.options)
         reason, templates = uncovered_references(trimmed, self.options)
+        if kind.kind == "ReplicaSet" and _controlled(obj):
+            # A Deployment's (or Rollout's) ReplicaSet copies its owner's annotations; the owner is what rolls.
+            reason = "a ReplicaSet with a controlling owner"
         with self.lock:
             if reason is not None:
                 # Not selected (not opted in, or ignored): keep nothing; any record it carries stays untouched.
@@ -255,6 +305,12 @@ class Index:
     def counts(self) -> tuple[int, int]:
         with self.lock:
             return len(self.workloads), len(self.sources)
+
+
+def _controlled(obj: Mapping[str, Any]) -> bool:
+    meta = obj.get("metadata")
+    owners = meta.get("ownerReferences") if isinstance(meta, Mapping) else None
+    return isinstance(owners, list) and any(isinstance(o, Mapping) and o.get("controller") is True for o in owners)
 
 
 def _without_rv(trimmed: Mapping[str, Any]) -> dict[str, Any]:

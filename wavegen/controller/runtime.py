@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.live import LiveDecision, live_decision
+from ..core.live import LiveDecision, MissingItem, live_decision
 from ..core.model import SourceKey
 from ..core.plan import Options
 from .index import CONFIGMAP, SECRET, WORKLOAD_KINDS, Index, Kind, WorkloadKey
@@ -283,10 +283,13 @@ class Controller:
         self.synced = threading.Event()
         self.allowed_namespaces: set[str] | None = None if not settings.namespace_selector else set()
         self._pending_syncs: set[str] = set()
+        self._pending_workload_lists: set[str] = set()
+        # Sources are listed after workloads, so the index knows which ones to keep while their items go by.
+        self.workloads_listed = threading.Event()
         self._sync_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._dry_seen: dict[WorkloadKey, str] = {}
-        self._held: dict[WorkloadKey, tuple[SourceKey, ...]] = {}
+        self._held: dict[WorkloadKey, tuple[MissingItem, ...]] = {}
         self.fatal: str | None = None
         metrics.gauge_callbacks["wavegen_queue_depth"] = lambda: float(len(self.queue))
         metrics.gauge_callbacks["wavegen_workloads_indexed"] = lambda: float(self.index.counts()[0])
@@ -305,6 +308,11 @@ class Controller:
             for scope in scopes:
                 name = f"{kind.plural}@{scope or '*'}"
                 self._pending_syncs.add(name)
+                if kind not in (CONFIGMAP, SECRET):
+                    self._pending_workload_lists.add(name)
+        for kind in kinds:
+            for scope in scopes:
+                name = f"{kind.plural}@{scope or '*'}"
                 self._spawn(f"watch-{name}", self._watch_loop, kind, scope, name)
         self._spawn("worker", self._worker)
 
@@ -359,21 +367,45 @@ class Controller:
                 return
 
     def _relist(self, kind: Kind, scope: str | None) -> str:
-        items: list[dict[str, Any]] = []
         rv = ""
-        for page, page_rv in self._list(kind, scope, self._query(kind)):
-            items.extend(page)
-            rv = page_rv
+
+        def items() -> Iterator[dict[str, Any]]:
+            # Page by page: a page is dropped before the next is read, so 10,000 unreferenced Secrets never
+            # sit in memory at once (the index keeps only the referenced ones, as digests).
+            nonlocal rv
+            for page, page_rv in self._list(kind, scope, self._query(kind)):
+                rv = page_rv
+                while page:
+                    item = page.pop()
+                    yield item
+                    _drop_values(kind, item)
+
         if kind in (CONFIGMAP, SECRET):
-            changed, affected = self.index.replace_sources(kind, scope, items)
+            changed, affected = self.index.replace_sources(kind, scope, items())
             if self.synced.is_set() and changed:
                 self.metrics.inc("wavegen_changes_seen_total", changed, kind=kind.kind)
             for key in affected:
                 self.queue.add(key, self.s.window)
         else:
-            for key in self.index.replace_workloads(kind, scope, items):
+            for key in self.index.replace_workloads(kind, scope, items()):
                 self.queue.add(key, 0)
         return rv
+
+    def _fetch_unknown(self, key: WorkloadKey) -> None:
+        """Read the sources a workload began to reference after their list item went by (list verb, one name)."""
+        for source in self.index.unknown(key):
+            kind = CONFIGMAP if source.kind == "ConfigMap" else SECRET
+            if self.s.namespaces and source.namespace not in self.s.namespaces:
+                self.index.resolve(kind, source, None)  # not watched: it could never be kept current
+                continue
+            selector = f"metadata.name={source.name}"
+            extra = self._query(kind).get("fieldSelector")
+            query: dict[str, str | int] = {"fieldSelector": f"{extra},{selector}" if extra else selector}
+            page = self.client.request("GET", resource_path(kind.api_version, kind.plural, source.namespace), query)
+            found = [i for i in page.get("items") or [] if str((i.get("metadata") or {}).get("name") or "") == source.name]
+            self.index.resolve(kind, source, found[0] if found else None)
+            for item in found:
+                _drop_values(kind, item)
 
     def _handle(self, kind: Kind, event: Mapping[str, Any]) -> None:
         etype, obj = event.get("type"), event.get("object") or {}
@@ -386,6 +418,8 @@ class Controller:
                 changed = True
             else:
                 changed, affected = self.index.put_source(kind, obj)
+            # The client may still hold this event: empty it, so no Secret value outlives its digest.
+            _drop_values(kind, obj)
             if changed:
                 self.metrics.inc("wavegen_changes_seen_total", kind=kind.kind)
                 self.log.debug("source changed", source=str(key), event=etype, dependents=len(affected))
@@ -400,6 +434,9 @@ class Controller:
     def _mark_synced(self, name: str) -> None:
         with self._sync_lock:
             self._pending_syncs.discard(name)
+            self._pending_workload_lists.discard(name)
+            if not self._pending_workload_lists:
+                self.workloads_listed.set()
             done = not self._pending_syncs and not self.synced.is_set()
             if done:
                 self.synced.set()
@@ -414,6 +451,10 @@ class Controller:
     def _watch_loop(self, kind: Kind, scope: str | None, name: str) -> None:
         rv = ""
         failures = 0
+        if kind in (CONFIGMAP, SECRET):
+            while not self.workloads_listed.wait(0.2):
+                if self.stop.is_set():
+                    return
         while not self.stop.is_set():
             try:
                 if not rv:
@@ -442,6 +483,8 @@ class Controller:
                     new_rv = (obj.get("metadata") or {}).get("resourceVersion")
                     if etype != "BOOKMARK":
                         self._handle(kind, event)
+                    # Decode, digest, drop: a Secret's data must not outlive its event while the stream idles.
+                    del event, obj
                     if new_rv:
                         rv = str(new_rv)
                 else:
@@ -553,33 +596,21 @@ class Controller:
         if not self._namespace_allowed(key[1]):
             return
         kind = WORKLOAD_KINDS[key[0]]
+        self._fetch_unknown(key)
         for _ in range(MAX_CONFLICT_RETRIES):
             decided = self._decide(key)
             if decided is None:
                 return
             body, decision = decided
             workload = "/".join(key)
+            self._note_missing(kind, key, body, decision)
             if decision.action in ("none", "skip"):
-                self._held.pop(key, None)
                 self.metrics.inc("wavegen_reconciles_total", outcome="unchanged")
                 return
             if decision.action == "hold":
                 self.metrics.inc("wavegen_holds_total")
                 self.metrics.inc("wavegen_reconciles_total", outcome="hold")
-                if self._held.get(key) != decision.missing:
-                    self._held[key] = decision.missing
-                    missing = [str(k) for k in decision.missing]
-                    self.log.info("holding: a required reference is missing", workload=workload, missing=missing)
-                    self._event(
-                        kind,
-                        body,
-                        "Warning",
-                        "MissingConfig",
-                        "Wait",
-                        "Not rolling: waiting for " + ", ".join(_source_text(k) for k in decision.missing),
-                    )
                 return
-            self._held.pop(key, None)
             if self.s.dry_run:
                 if self._dry_seen.get(key) != f"{decision.action}:{decision.value}":
                     self._dry_seen[key] = f"{decision.action}:{decision.value}"
@@ -634,6 +665,25 @@ class Controller:
         self.metrics.inc("wavegen_errors_total", where="conflict")
         self.queue.add(key, max(1.0, self.s.window), triggers)
 
+    def _note_missing(self, kind: Kind, key: WorkloadKey, body: Mapping[str, Any], decision: LiveDecision) -> None:
+        """One Warning Event per new set of missing required config (objects or keys), naming them, never values."""
+        if not decision.missing or decision.action in ("none", "skip", "clear"):
+            self._held.pop(key, None)
+            return
+        if self._held.get(key) == decision.missing:
+            return
+        self._held[key] = decision.missing
+        workload = "/".join(key)
+        self.log.info("waiting: required config is missing", workload=workload, missing=[str(m) for m in decision.missing])
+        self._event(
+            kind,
+            body,
+            "Warning",
+            "MissingConfig",
+            "Wait",
+            f"{key[0]} {key[1]}/{key[2]} not rolled: waiting for " + ", ".join(str(m) for m in decision.missing),
+        )
+
     def _refresh(self, kind: Kind, key: WorkloadKey) -> None:
         try:
             fresh = self.client.request("GET", resource_path(kind.api_version, kind.plural, key[1], key[2]))
@@ -678,6 +728,13 @@ class Controller:
                 raise
             self.metrics.inc("wavegen_errors_total", where="event")
             self.log.warning("could not create an Event", error=str(err))
+
+
+def _drop_values(kind: Kind, obj: Any) -> None:
+    """Remove a Secret's data from a body once it is digested (others may still reference the same dict)."""
+    if kind is SECRET and isinstance(obj, dict):
+        obj.pop("data", None)
+        obj.pop("stringData", None)
 
 
 def _dns_label(text: str) -> str:

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .hashing import config_hash
-from .model import ConfigSource, Reference, SourceKey
+from .hashing import KeyDigests, config_hash_from_digests
+from .model import Reference, SourceKey
 from .plan import UNHASHED_ANNOTATION, Options, _at_path, _identity, _selection, _short_ref, _template_references
-from .refs import merge_visible_keys
+from .refs import absent_required_keys, merge_visible_keys
 from .sources import metadata_annotations
 from .workloads import split_api_version
 
@@ -18,6 +18,9 @@ LIVE_HASH_ANNOTATION = "wavegen.io/live-hash"
 # Written on the workload's own metadata (never the template, so writing it never rolls):
 # the controller's record of the live hash and of the references it covers.
 LIVE_REFS_ANNOTATION = "wavegen.io/live-refs"
+# Also on the workload's metadata: the required references (or keys) that were missing when the record was
+# made. Pods cannot start without them, so when they appear the pods read their current content: no rollout.
+LIVE_MISSING_ANNOTATION = "wavegen.io/live-missing"
 
 LiveAction = Literal["none", "skip", "adopt", "roll", "hold", "clear"]
 
@@ -40,6 +43,38 @@ def format_ref_list(keys: frozenset[SourceKey] | set[SourceKey], namespace: str)
 
 
 @dataclass(frozen=True, slots=True)
+class MissingItem:
+    """A required uncovered reference a pod cannot start without: a whole object, or one key (``key``) of it."""
+
+    source: SourceKey
+    key: str | None = None
+
+    def text(self, namespace: str) -> str:
+        """``Kind/name`` or ``Kind/name:key`` (``Kind/namespace/name`` outside ``namespace``); keys cannot hold ':' or ','."""
+        short = _short_ref(self.source, namespace)
+        return short if self.key is None else f"{short}:{self.key}"
+
+    def __str__(self) -> str:
+        where = f"{self.source.kind} {self.source.namespace}/{self.source.name}"
+        return where if self.key is None else f"{where} key {self.key}"
+
+
+def format_missing(items: frozenset[MissingItem] | set[MissingItem], namespace: str) -> str:
+    """The ``wavegen.io/live-missing`` value: sorted, comma separated."""
+    return ",".join(sorted(i.text(namespace) for i in items))
+
+
+def parse_missing(value: str, namespace: str) -> frozenset[MissingItem]:
+    """The inverse of :func:`format_missing`; unreadable entries are skipped."""
+    out: set[MissingItem] = set()
+    for entry in value.split(","):
+        ref, sep, key = entry.strip().partition(":")
+        for source in parse_ref_list(ref, namespace):
+            out.add(MissingItem(source, key.strip() if sep and key.strip() else None))
+    return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
 class LiveDecision:
     """What the controller should do for one workload, given the live state.
 
@@ -52,7 +87,7 @@ class LiveDecision:
     uncovered: frozenset[SourceKey] = frozenset()
     value: str | None = None
     refs: str = ""
-    missing: tuple[SourceKey, ...] = ()
+    missing: tuple[MissingItem, ...] = ()
     patch: dict[str, Any] | None = field(default=None)
 
 
@@ -103,62 +138,94 @@ def uncovered_references(
     return None, out
 
 
-def live_decision(body: Mapping[str, Any], sources: Mapping[SourceKey, ConfigSource], options: Options) -> LiveDecision:
+def missing_items(refs: list[Reference], sources: Mapping[SourceKey, KeyDigests]) -> frozenset[MissingItem]:
+    """Required objects that do not exist, and required keys (``absent_required_keys``, as offline) they lack."""
+    out: set[MissingItem] = set()
+    for ref in refs:
+        source = sources.get(ref.source)
+        if source is None:
+            if not ref.optional:
+                out.add(MissingItem(ref.source))
+        elif not source.ignored:
+            out.update(MissingItem(ref.source, k) for k in absent_required_keys(ref, source.digests))
+    return frozenset(out)
+
+
+def _recorded_hash(body: Mapping[str, Any], templates: list[tuple[tuple[str, ...], list[Reference]]]) -> str | None:
+    record = metadata_annotations(body).get(LIVE_HASH_ANNOTATION)
+    for path, _ in templates if record is None else ():
+        template = _at_path(body, path)
+        record = metadata_annotations(template).get(LIVE_HASH_ANNOTATION) if template is not None else None
+        if record is not None:
+            break
+    return record
+
+
+def live_decision(body: Mapping[str, Any], sources: Mapping[SourceKey, KeyDigests], options: Options) -> LiveDecision:
     """Decide from state alone (never from events) whether to adopt, roll, hold, clear or leave a workload.
 
     - no uncovered reference: nothing to do (a stale record is cleared, without a rollout);
     - no record yet, or the uncovered references changed (the workload itself changed):
-      adopt, recording the current live hash on the workload's metadata only (no rollout);
+      adopt, recording the live hash and what required config is missing, on the workload's metadata only;
+    - the record says required config was missing: the pods never started, so when nothing is missing any
+      more they start with the current content: re-adopt without a rollout (hold while still missing);
     - record equals the live hash: nothing (restart-safe, zero writes at steady state);
-    - a required uncovered reference is missing: hold (rolling would start pods that cannot start);
+    - a required uncovered reference or key is missing: hold (rolling would start pods that cannot start);
     - otherwise roll: write the live hash on every pod template and the record.
     """
     reason, templates = uncovered_references(body, options)
     _, _, namespace, _ = _identity(body, options.namespace)
     meta = metadata_annotations(body)
-    has_record = LIVE_HASH_ANNOTATION in meta or LIVE_REFS_ANNOTATION in meta
-    clear_patch = {"metadata": {"annotations": {LIVE_HASH_ANNOTATION: None, LIVE_REFS_ANNOTATION: None}}}
+    has_record = LIVE_HASH_ANNOTATION in meta or LIVE_REFS_ANNOTATION in meta or LIVE_MISSING_ANNOTATION in meta
+    record_keys = (LIVE_HASH_ANNOTATION, LIVE_REFS_ANNOTATION, LIVE_MISSING_ANNOTATION)
     if reason is not None:
         return LiveDecision("skip", reason)
     refs = [r for _, template_refs in templates for r in template_refs]
     uncovered = frozenset(r.source for r in refs)
     if not uncovered:
         if has_record:
+            clear_patch = {"metadata": {"annotations": dict.fromkeys(record_keys)}}
             return LiveDecision("clear", "the bundle covers every reference now", patch=clear_patch)
         return LiveDecision("none", "every reference is covered by the bundle")
     present = [r for r in refs if r.source in sources and not sources[r.source].ignored]
-    missing = tuple(sorted({r.source for r in refs if r.source not in sources and not r.optional}))
+    missing_set = missing_items(refs, sources)
+    missing = tuple(sorted(missing_set, key=lambda m: (m.source, m.key or "")))
     visible = merge_visible_keys(present)
-    value = config_hash(((sources[k], keys) for k, keys in visible.items()), options.hmac_key)
+    value = config_hash_from_digests(((sources[k], keys) for k, keys in visible.items()), options.hmac_key)
     refs_text = format_ref_list(uncovered, namespace)
-    record = meta.get(LIVE_HASH_ANNOTATION)
-    if record is None:
-        for path, _ in templates:
-            template = _at_path(body, path)
-            record = metadata_annotations(template).get(LIVE_HASH_ANNOTATION) if template is not None else None
-            if record is not None:
-                break
+    record = _recorded_hash(body, templates)
     record_refs = meta.get(LIVE_REFS_ANNOTATION)
-    adopt_patch = {"metadata": {"annotations": {LIVE_HASH_ANNOTATION: value, LIVE_REFS_ANNOTATION: refs_text}}}
+    record_missing = parse_missing(meta.get(LIVE_MISSING_ANNOTATION, ""), namespace)
+    adopt_patch = {
+        "metadata": {
+            "annotations": {
+                LIVE_HASH_ANNOTATION: value,
+                LIVE_REFS_ANNOTATION: refs_text,
+                LIVE_MISSING_ANNOTATION: format_missing(missing_set, namespace) or None,
+            }
+        }
+    }
+
+    def decision(action: LiveAction, why: str, patch: dict[str, Any] | None = None) -> LiveDecision:
+        return LiveDecision(action, why, uncovered, value, refs_text, missing, patch)
+
     if record is None:
-        return LiveDecision(
-            "adopt", "first seen: recording the live hash without a rollout", uncovered, value, refs_text, missing, adopt_patch
-        )
+        why = "first seen: recording the live hash without a rollout"
+        return decision("adopt", why + (" (required config missing)" if missing else ""), adopt_patch)
     if record_refs is not None and record_refs != refs_text:
-        return LiveDecision(
-            "adopt",
-            "the workload's uncovered references changed: re-recording without a rollout",
-            uncovered,
-            value,
-            refs_text,
-            missing,
+        return decision("adopt", "the workload's uncovered references changed: re-recording without a rollout", adopt_patch)
+    if record_missing:
+        if missing:
+            return decision("hold", "required config missing since adoption: the pods cannot start yet")
+        return decision(
+            "adopt", "required config missing at adoption arrived: the pods start with it, re-recording without a rollout",
             adopt_patch,
-        )
+        )  # fmt: skip
     if record == value:
-        return LiveDecision("none", "live hash unchanged", uncovered, value, refs_text, missing)
+        return decision("none", "live hash unchanged")
     if missing:
-        return LiveDecision("hold", "a required reference is missing: waiting, not rolling", uncovered, value, refs_text, missing)
+        return decision("hold", "a required reference is missing: waiting, not rolling")
     patch: dict[str, Any] = {"metadata": {"annotations": {LIVE_HASH_ANNOTATION: value, LIVE_REFS_ANNOTATION: refs_text}}}
     for path, _ in templates:
         _merge(patch, _nest(path, {"metadata": {"annotations": {LIVE_HASH_ANNOTATION: value}}}))
-    return LiveDecision("roll", "live configuration changed", uncovered, value, refs_text, missing, patch)
+    return decision("roll", "live configuration changed", patch)
