@@ -400,15 +400,19 @@ class Client:
             # Chunked answers are read chunk by chunk: each event is yielded as soon as the server flushes it.
             for chunk in resp.stream(65536, decode_content=True):
                 buffer += chunk
+                # While suspended at ``yield`` the frame keeps its locals: drop the raw bytes
+                # first, so a Secret's encoded data lives only in the event the caller empties.
+                chunk = b""
                 while True:
-                    line, sep, rest = buffer.partition(b"\n")
+                    line, sep, buffer = buffer.partition(b"\n")
                     if not sep:
+                        buffer = line
                         break
-                    buffer = rest
-                    if line.strip():
-                        event = json.loads(line)
-                        if isinstance(event, dict):
-                            yield event
+                    event = json.loads(line) if line.strip() else None
+                    line = b""
+                    if isinstance(event, dict):
+                        yield event
+                    event = None
             if buffer.strip():
                 event = json.loads(buffer)
                 if isinstance(event, dict):
