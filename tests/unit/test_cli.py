@@ -123,3 +123,62 @@ def test_hmac_key_changes_the_hash(wavegen_cmd: list[str], tmp_path: Path) -> No
     keyed = wavegen(wavegen_cmd, "transform", "--hmac-key-file", str(key), str(HELM / "input.yaml")).stdout
     from_env = wavegen(wavegen_cmd, "transform", str(HELM / "input.yaml"), env={"WAVEGEN_HMAC_KEY": "s3cret-key"}).stdout
     assert plain != keyed == from_env
+
+
+COMMANDS = ("transform", "explain", "plan", "manifests", "watch", "krm", "post-render")
+
+
+def test_help_lists_every_command_with_an_example(wavegen_cmd: list[str]) -> None:
+    top = wavegen(wavegen_cmd, "--help")
+    assert top.returncode == 0
+    assert "--install-completion" in top.stdout.decode() and "--show-completion" in top.stdout.decode()
+    listed = top.stdout.decode().split("Commands:")[1]
+    assert all(name in listed for name in COMMANDS) and "action" not in listed  # `action` stays hidden
+    for name in COMMANDS:
+        for flag in ("--help", "-h"):
+            done = wavegen(wavegen_cmd, name, flag)
+            assert done.returncode == 0 and done.stdout.decode().startswith(f"Usage: wavegen {name} "), (name, flag)
+            assert "Example" in done.stdout.decode(), name
+
+
+def test_no_command_prints_help_and_exits_2(wavegen_cmd: list[str]) -> None:
+    done = wavegen(wavegen_cmd)
+    assert done.returncode == 2 and done.stdout == b"" and b"Commands:" in done.stderr
+
+
+def test_version(wavegen_cmd: list[str]) -> None:
+    done = wavegen(wavegen_cmd, "--version")
+    assert done.returncode == 0 and done.stdout.decode().startswith("wavegen ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["transform", "--bogus"],
+        ["transform", "--prof", "wave"],  # no abbreviations
+        ["explain", "--format", "yaml"],
+        ["plan", "--format", "xml", "a", "b"],
+        ["manifests", "--replicas", "many"],
+        ["manifests", "--", "--windw", "3"],
+        ["manifests", "--", "--help"],
+        ["watch", "--log-level", "loud"],
+        ["watch", "--namespaces", "a", "--namespace-selector", "x=y"],
+        ["krm", "--missing"],
+        ["post-render", "extra"],
+        ["nope"],
+    ],
+)
+def test_usage_errors_are_one_line(wavegen_cmd: list[str], args: list[str]) -> None:
+    done = wavegen(wavegen_cmd, *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wavegen: error: "), lines
+
+
+def test_completion_script_and_completions(wavegen_cmd: list[str]) -> None:
+    script = wavegen(wavegen_cmd, "--show-completion", env={"SHELL": "/bin/bash"})
+    assert script.returncode == 0 and b"_WAVEGEN_COMPLETE" in script.stdout
+    words = {"_WAVEGEN_COMPLETE": "complete_bash", "COMP_WORDS": "wavegen transform --pro", "COMP_CWORD": "2"}
+    done = wavegen(wavegen_cmd, env=words)
+    assert done.returncode == 0 and done.stdout.decode().split() == ["--profile"]

@@ -50,7 +50,7 @@ def _root(
 
 def build_app(only: str | None = None) -> typer.Typer:
     """The CLI; with ``only`` just that command (the hot path imports nothing it does not run)."""
-    app = new_app(DESCRIPTION, name="wavegen", no_args_is_help=False)
+    app = new_app(DESCRIPTION, completion=True, name="wavegen", no_args_is_help=False)
     app.callback()(_root)
     for name, module_name in COMMANDS.items():
         if only is None or name == only:

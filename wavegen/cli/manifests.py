@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 
 import typer
 
+from ..inputs.flags import CONTEXT_SETTINGS
+
 DEFAULT_IMAGE_REPOSITORY = "ghcr.io/wavegen/wavegen"
 METRICS_PORT = 8080
 EXAMPLE = """\b
@@ -107,16 +109,19 @@ def manifests(
         list[str] | None,
         typer.Argument(metavar="[-- WATCH-FLAGS...]", help="-- then flags for `wavegen watch`", show_default=False),
     ] = None,
-    namespace: Annotated[str, typer.Option("-n", "--namespace", help="install namespace")] = "wavegen-system",
+    namespace: Annotated[
+        str, typer.Option("-n", "--namespace", metavar="NAMESPACE", help="install namespace")
+    ] = "wavegen-system",
     scope: Annotated[
         Literal["namespace", "cluster"],
         typer.Option("--scope", help="cluster: one ClusterRole; namespace: a Role in each watched namespace"),
     ] = "cluster",
     replicas: Annotated[int, typer.Option("--replicas", help="controller replicas; > 1 adds a PodDisruptionBudget")] = 1,
     image: Annotated[
-        str | None, typer.Option("--image", help=f"controller image (default: {DEFAULT_IMAGE_REPOSITORY}:<version>)")
+        str | None,
+        typer.Option("--image", metavar="IMAGE", help=f"controller image (default: {DEFAULT_IMAGE_REPOSITORY}:<version>)"),
     ] = None,
-    name: Annotated[str, typer.Option("--name", help="name of every object")] = "wavegen",
+    name: Annotated[str, typer.Option("--name", metavar="NAME", help="name of every object")] = "wavegen",
     create_namespace: Annotated[bool, typer.Option("--create-namespace", help="also render the Namespace")] = False,
     hmac_key_secret: Annotated[
         str | None, typer.Option("--hmac-key-secret", metavar="SECRET", help="mount this Secret's 'key' as the HMAC key")
@@ -134,4 +139,4 @@ def manifests(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("manifests", epilog=EXAMPLE, context_settings={"show_default": True})(manifests)
+    app.command("manifests", epilog=EXAMPLE, context_settings={**CONTEXT_SETTINGS, "show_default": True})(manifests)

@@ -10,7 +10,7 @@ import typer
 
 from ..controller import DEFAULT_KINDS, KNOWN_KINDS
 from ..errors import UsageError
-from ..inputs.flags import new_app
+from ..inputs.flags import CONTEXT_SETTINGS, new_app
 
 EXAMPLE = """\b
 Examples:
@@ -20,9 +20,12 @@ Examples:
 
 def watch(
     kubeconfig: Annotated[
-        str | None, typer.Option("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+        str | None,
+        typer.Option("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)"),
     ] = None,
-    context: Annotated[str | None, typer.Option("--context", help="kubeconfig context (default: current-context)")] = None,
+    context: Annotated[
+        str | None, typer.Option("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
+    ] = None,
     namespaces: Annotated[
         str, typer.Option("--namespaces", metavar="NS[,NS]", help="watch only these namespaces (default: all)")
     ] = "",
@@ -41,7 +44,9 @@ def watch(
     secret_field_selector: Annotated[
         str,
         typer.Option(
-            "--secret-field-selector", help="field selector for Secrets (default skips Helm release records; '' for all)"
+            "--secret-field-selector",
+            metavar="SELECTOR",
+            help="field selector for Secrets (default skips Helm release records; '' for all)",
         ),
     ] = "type!=helm.sh/release.v1",
     hmac_key_file: Annotated[
@@ -66,15 +71,18 @@ def watch(
     leader_elect: Annotated[
         bool, typer.Option("--leader-elect", help="use a coordination.k8s.io Lease; standbys do nothing")
     ] = False,
-    lease_name: Annotated[str, typer.Option("--lease-name", help="Lease name")] = "wavegen",
+    lease_name: Annotated[str, typer.Option("--lease-name", metavar="NAME", help="Lease name")] = "wavegen",
     lease_namespace: Annotated[
-        str | None, typer.Option("--lease-namespace", help="Lease namespace (default: the pod's or kubeconfig's namespace)")
+        str | None,
+        typer.Option(
+            "--lease-namespace", metavar="NAMESPACE", help="Lease namespace (default: the pod's or kubeconfig's namespace)"
+        ),
     ] = None,
     lease_duration: Annotated[float, typer.Option("--lease-duration", metavar="SECONDS")] = 15.0,
     renew_deadline: Annotated[float, typer.Option("--renew-deadline", metavar="SECONDS")] = 10.0,
     retry_period: Annotated[float, typer.Option("--retry-period", metavar="SECONDS")] = 2.0,
     identity: Annotated[
-        str | None, typer.Option("--identity", help="holder identity (default: $POD_NAME or hostname, plus pid)")
+        str | None, typer.Option("--identity", metavar="NAME", help="holder identity (default: $POD_NAME or hostname, plus pid)")
     ] = None,
     metrics_address: Annotated[
         str, typer.Option("--metrics-address", metavar="HOST:PORT", help="/metrics, /healthz, /readyz")
@@ -98,6 +106,8 @@ def watch_args(values: Mapping[str, Any]) -> argparse.Namespace:
 
 def parse_watch_flags(argv: Sequence[str]) -> argparse.Namespace:
     """Check flags meant for `wavegen watch` (``wavegen manifests -- ...``) without running the controller."""
+    if "--help" in argv or "-h" in argv:  # click would print the controller's help instead of the manifests
+        raise UsageError("controller flags: --help is not a controller flag (see 'wavegen watch --help')")
     app = new_app("")
     register(app)
     command = typer.main.get_command(app)
@@ -109,4 +119,4 @@ def parse_watch_flags(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("watch", epilog=EXAMPLE, context_settings={"show_default": True})(watch)
+    app.command("watch", epilog=EXAMPLE, context_settings={**CONTEXT_SETTINGS, "show_default": True})(watch)

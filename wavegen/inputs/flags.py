@@ -79,6 +79,9 @@ def _hashing_flags(values: Mapping[str, Any]) -> HashingFlags:
 def parse_hashing_flags(words: Sequence[str], prog: str) -> HashingFlags:
     """Hashing flags from argv words (e.g. an Action's ``args`` input); any other word is a UsageError."""
 
+    if "--help" in words or "-h" in words:  # click would print help on stdout, where an Action writes annotations
+        raise UsageError("--help is not a hashing option")
+
     def capture(*, flags: HashingFlags) -> int:
         return 0
 
@@ -92,8 +95,6 @@ def parse_hashing_flags(words: Sequence[str], prog: str) -> HashingFlags:
         if option:
             raise UsageError(f"unsupported option(s) {option} (only hashing options are accepted)") from None
         raise UsageError(one_line(err.format_message())) from None
-    except typer.Exit:
-        raise UsageError("--help is not a hashing option") from None
     return _hashing_flags({name: context.params.get(name, default) for name, _, default in _HASHING_PARAMETERS})
 
 
@@ -128,12 +129,20 @@ def invoke(app: typer.Typer, argv: Sequence[str], prog: str) -> int:
     return result if isinstance(result, int) else 0
 
 
-def new_app(help_text: str, **settings: Any) -> typer.Typer:
-    """A typer app that never prints a rich panel or a pretty traceback (both would break the one-line contract)."""
+#: Context settings of every command: -h as well as --help, and help wrapped the same on every terminal.
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "terminal_width": 100, "max_content_width": 100}
+
+
+def new_app(help_text: str, *, completion: bool = False, **settings: Any) -> typer.Typer:
+    """A typer app that never prints a rich panel or a pretty traceback (both would break the one-line contract).
+
+    Shell completion only for the `wavegen` program itself: on an internal parser it would be a live flag.
+    """
     return typer.Typer(
         help=help_text,
         rich_markup_mode=None,
         pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"], "terminal_width": 100, "max_content_width": 100},
+        add_completion=completion,
+        context_settings=CONTEXT_SETTINGS,
         **settings,
     )
