@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -20,6 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples" / "shop.yaml"
 HASH = "wavegen.io/config-hash"
+BUILD_LEFTOVERS = (".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", ".venv")
 pytestmark = pytest.mark.integration
 
 
@@ -62,7 +64,10 @@ def _pip(python: Path, *args: str, cwd: Path) -> None:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("wheel")
     dist = root / "dist"
-    _pip(Path(sys.executable), "wheel", "--no-deps", "--wheel-dir", str(dist), str(ROOT), cwd=root)
+    # Build from a copy: setuptools writes build/ into the source tree, and a stale build/lib would ship deleted files.
+    source = root / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
+    _pip(Path(sys.executable), "wheel", "--no-deps", "--wheel-dir", str(dist), str(source), cwd=root)
     wheels = sorted(dist.glob("wavegen-*.whl"))
     assert len(wheels) == 1, wheels
     venv.EnvBuilder(with_pip=True, clear=True).create(root / "venv")

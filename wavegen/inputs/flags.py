@@ -78,7 +78,6 @@ def _hashing_flags(values: Mapping[str, Any]) -> HashingFlags:
 
 def parse_hashing_flags(words: Sequence[str], prog: str) -> HashingFlags:
     """Hashing flags from argv words (e.g. an Action's ``args`` input); any other word is a UsageError."""
-
     if "--help" in words or "-h" in words:  # click would print help on stdout, where an Action writes annotations
         raise UsageError("--help is not a hashing option")
 
