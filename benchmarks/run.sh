@@ -4,3 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${WAVEGEN_VENV:-$HOME/.cache/wavegen-venv}
 "$VENV/bin/python" benchmarks/transform_bench.py --with-slow "$@"
+"$VENV/bin/python" benchmarks/startup_bench.py

@@ -1,11 +1,10 @@
-"""The CLI as users run it: exit codes, check mode, atomic in-place writes, one-line errors, light imports."""
+"""The CLI as users run it: exit codes, check mode, atomic in-place writes, one-line errors (imports: test_layers)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -126,14 +125,60 @@ def test_hmac_key_changes_the_hash(wavegen_cmd: list[str], tmp_path: Path) -> No
     assert plain != keyed == from_env
 
 
-def test_offline_path_imports_nothing_heavy(tmp_path: Path) -> None:
-    one = tmp_path / "one.yaml"
-    one.write_text((FIXTURES / "stale-hash" / "input.yaml").read_text())
-    code = (
-        "import sys\nfrom wavegen.cli.main import main\n"
-        f"rc = main(['transform', '-o', {str(tmp_path / 'o.yaml')!r}, {str(one)!r}])\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'jinja2', 'ruamel', 'urllib3', 'http'))\n"
-        "print(rc, heavy)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "0 []"
+COMMANDS = ("transform", "explain", "plan", "manifests", "watch", "krm", "post-render")
+
+
+def test_help_lists_every_command_with_an_example(wavegen_cmd: list[str]) -> None:
+    top = wavegen(wavegen_cmd, "--help")
+    assert top.returncode == 0
+    assert "--install-completion" in top.stdout.decode() and "--show-completion" in top.stdout.decode()
+    listed = top.stdout.decode().split("Commands:")[1]
+    assert all(name in listed for name in COMMANDS) and "action" not in listed  # `action` stays hidden
+    for name in COMMANDS:
+        for flag in ("--help", "-h"):
+            done = wavegen(wavegen_cmd, name, flag)
+            assert done.returncode == 0 and done.stdout.decode().startswith(f"Usage: wavegen {name} "), (name, flag)
+            assert "Example" in done.stdout.decode(), name
+
+
+def test_no_command_prints_help_and_exits_2(wavegen_cmd: list[str]) -> None:
+    done = wavegen(wavegen_cmd)
+    assert done.returncode == 2 and done.stdout == b"" and b"Commands:" in done.stderr
+
+
+def test_version(wavegen_cmd: list[str]) -> None:
+    done = wavegen(wavegen_cmd, "--version")
+    assert done.returncode == 0 and done.stdout.decode().startswith("wavegen ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["transform", "--bogus"],
+        ["transform", "--prof", "wave"],  # no abbreviations
+        ["explain", "--format", "yaml"],
+        ["plan", "--format", "xml", "a", "b"],
+        ["manifests", "--replicas", "many"],
+        ["manifests", "--", "--windw", "3"],
+        ["manifests", "--", "--help"],
+        ["watch", "--log-level", "loud"],
+        ["watch", "--namespaces", "a", "--namespace-selector", "x=y"],
+        ["krm", "--missing"],
+        ["post-render", "extra"],
+        ["nope"],
+    ],
+)
+def test_usage_errors_are_one_line(wavegen_cmd: list[str], args: list[str]) -> None:
+    done = wavegen(wavegen_cmd, *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wavegen: error: "), lines
+
+
+def test_completion_script_and_completions(wavegen_cmd: list[str]) -> None:
+    script = wavegen(wavegen_cmd, "--show-completion", env={"SHELL": "/bin/bash"})
+    assert script.returncode == 0 and b"_WAVEGEN_COMPLETE" in script.stdout
+    words = {"_WAVEGEN_COMPLETE": "complete_bash", "COMP_WORDS": "wavegen transform --pro", "COMP_CWORD": "2"}
+    done = wavegen(wavegen_cmd, env=words)
+    assert done.returncode == 0 and done.stdout.decode().split() == ["--profile"]

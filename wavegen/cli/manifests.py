@@ -5,49 +5,25 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from typing import Any
+from typing import Annotated, Literal
+
+import typer
+
+from ..inputs.flags import CONTEXT_SETTINGS
 
 DEFAULT_IMAGE_REPOSITORY = "ghcr.io/wavegen/wavegen"
 METRICS_PORT = 8080
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "manifests",
-        help="print install manifests for the watch controller (ServiceAccount, RBAC, Deployment)",
-        description="Print the manifests that install `wavegen watch`. Flags after -- are passed to the controller "
-        "(e.g. -- --window 5 --all-workloads); --namespaces/--kinds/--namespace-selector there also shape the RBAC.",
-    )
-    parser.add_argument("-n", "--namespace", default="wavegen-system", help="install namespace (default: wavegen-system)")
-    parser.add_argument(
-        "--scope",
-        choices=("namespace", "cluster"),
-        default="cluster",
-        help="cluster: one ClusterRole; namespace: a Role in each watched namespace (default: cluster)",
-    )
-    parser.add_argument(
-        "--replicas", type=int, default=1, help="controller replicas; > 1 adds a PodDisruptionBudget (default: 1)"
-    )
-    parser.add_argument("--image", default=None, help=f"controller image (default: {DEFAULT_IMAGE_REPOSITORY}:<version>)")
-    parser.add_argument("--name", default="wavegen", help="name of every object (default: wavegen)")
-    parser.add_argument("--create-namespace", action="store_true", help="also render the Namespace")
-    parser.add_argument("--hmac-key-secret", default=None, metavar="SECRET", help="mount this Secret's 'key' as the HMAC key")
-    parser.add_argument("controller_args", nargs=argparse.REMAINDER, help="-- then flags for `wavegen watch`")
-    parser.set_defaults(func=cmd_manifests)
+EXAMPLE = """\b
+Examples:
+  wavegen manifests | kubectl apply -f -
+  wavegen manifests -n ops --scope namespace -- --namespaces shop,pay --all-workloads"""
 
 
 def _controller_flags(extra: list[str]) -> argparse.Namespace:
-    from ..controller import add_watch_flags
     from ..errors import UsageError
+    from .watch import parse_watch_flags
 
-    check = argparse.ArgumentParser(prog="wavegen watch", add_help=False, exit_on_error=False)
-    add_watch_flags(check)
-    try:
-        parsed, unknown = check.parse_known_args(extra)
-    except argparse.ArgumentError as err:
-        raise UsageError(f"controller flags: {err}") from None
-    if unknown:
-        raise UsageError(f"controller flags: unknown {' '.join(unknown)}")
+    parsed = parse_watch_flags(extra)
     for flag in ("--kubeconfig", "--context", "--leader-elect", "--lease-name", "--lease-namespace", "--metrics-address"):
         if any(a == flag or a.startswith(flag + "=") for a in extra):
             raise UsageError(f"controller flags: {flag} is set by the manifests themselves")
@@ -128,6 +104,39 @@ def render(args: argparse.Namespace) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()) + "\n"
 
 
-def cmd_manifests(args: argparse.Namespace) -> int:
-    sys.stdout.write(render(args))
+def manifests(
+    controller_args: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[-- WATCH-FLAGS...]", help="-- then flags for `wavegen watch`", show_default=False),
+    ] = None,
+    namespace: Annotated[
+        str, typer.Option("-n", "--namespace", metavar="NAMESPACE", help="install namespace")
+    ] = "wavegen-system",
+    scope: Annotated[
+        Literal["namespace", "cluster"],
+        typer.Option("--scope", help="cluster: one ClusterRole; namespace: a Role in each watched namespace"),
+    ] = "cluster",
+    replicas: Annotated[int, typer.Option("--replicas", help="controller replicas; > 1 adds a PodDisruptionBudget")] = 1,
+    image: Annotated[
+        str | None,
+        typer.Option("--image", metavar="IMAGE", help=f"controller image (default: {DEFAULT_IMAGE_REPOSITORY}:<version>)"),
+    ] = None,
+    name: Annotated[str, typer.Option("--name", metavar="NAME", help="name of every object")] = "wavegen",
+    create_namespace: Annotated[bool, typer.Option("--create-namespace", help="also render the Namespace")] = False,
+    hmac_key_secret: Annotated[
+        str | None, typer.Option("--hmac-key-secret", metavar="SECRET", help="mount this Secret's 'key' as the HMAC key")
+    ] = None,
+) -> int:
+    """Print install manifests for the watch controller (ServiceAccount, RBAC, Deployment).
+
+    Flags after -- are passed to the controller (e.g. -- --window 5 --all-workloads); --namespaces, --kinds and
+    --namespace-selector there also shape the RBAC.
+    """
+    values = dict(locals())  # exactly the flags: render() reads them by name
+    values["controller_args"] = list(controller_args or [])
+    sys.stdout.write(render(argparse.Namespace(**values)))
     return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("manifests", epilog=EXAMPLE, context_settings={**CONTEXT_SETTINGS, "show_default": True})(manifests)

@@ -41,6 +41,14 @@ def expand_paths(paths: Sequence[str]) -> list[Path | None]:
     return expanded
 
 
+def read_bundle(raw_paths: Sequence[str]) -> tuple[list[Path | None], list[InputDocument]]:
+    """The files named (directories expanded, - for stdin) and their bytes; naming no manifest at all is an error."""
+    paths = expand_paths(raw_paths)
+    if not paths:
+        raise WavegenError("no manifest files (*.yaml, *.yml, *.json) found", file=" ".join(raw_paths))
+    return paths, read_inputs(paths)
+
+
 def read_inputs(paths: Sequence[Path | None]) -> list[InputDocument]:
     docs = []
     for path in paths:

@@ -1,14 +1,14 @@
-"""Builds core Options from flags, a config file and the environment (shared by every adapter)."""
+"""Builds core Options from flags, a config file and the environment (shared by every command and integration)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.plan import MISSING_POLICIES, PROFILES, Options
+from ..core.plan import Options
 from ..core.workloads import WorkloadKind, WorkloadTable, parse_workload_config, parse_workload_spec
 from ..errors import UsageError
 
@@ -16,27 +16,29 @@ HMAC_KEY_ENV = "WAVEGEN_HMAC_KEY"
 HMAC_KEY_FILE_ENV = "WAVEGEN_HMAC_KEY_FILE"
 
 
-def add_core_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags every hashing command shares."""
-    group = parser.add_argument_group("hashing")
-    group.add_argument("--profile", choices=PROFILES, default=None, help="hash profile (default: wavegen)")
-    group.add_argument("-n", "--namespace", default=None, help="namespace of objects without one (default: default)")
-    group.add_argument("--missing", choices=MISSING_POLICIES, default=None, help="missing reference policy (default: warn)")
-    group.add_argument("--opt-in", action="store_true", default=None, help="annotate only workloads that ask")
-    group.add_argument(
-        "--workload",
-        action="append",
-        default=[],
-        metavar="KIND[.GROUP]=PATH[,PATH]",
-        help="add a workload kind and its pod template path(s), e.g. Rollout.argoproj.io=spec.template",
-    )
-    group.add_argument("--config", metavar="FILE", default=None, help="YAML config file (see README)")
-    group.add_argument(
-        "--hmac-key-file",
-        metavar="FILE",
-        default=None,
-        help=f"key for HMAC-SHA-256 hashes (or env {HMAC_KEY_FILE_ENV} / {HMAC_KEY_ENV})",
-    )
+@dataclass(frozen=True, slots=True)
+class HashingFlags:
+    """The hashing flags a command line gave (declared for typer in ``inputs/flags.py``); None means not given."""
+
+    profile: str | None = None
+    namespace: str | None = None
+    missing: str | None = None
+    opt_in: bool = False
+    workload: tuple[str, ...] = ()
+    config: str | None = None
+    hmac_key_file: str | None = None
+
+    def flag_settings(self) -> dict[str, Any]:
+        """The config-file-schema fields these flags set (they override a config file or functionConfig)."""
+        settings: dict[str, Any] = {}
+        for key, value in (("profile", self.profile), ("namespace", self.namespace), ("missing", self.missing)):
+            if value is not None:
+                settings[key] = value
+        if self.opt_in:
+            settings["optIn"] = True
+        if self.hmac_key_file:
+            settings["hmacKeyFile"] = self.hmac_key_file
+        return settings
 
 
 def read_hmac_key(key_file: str | None, environ: Mapping[str, str]) -> bytes | None:
@@ -104,29 +106,14 @@ def options_from(settings: Mapping[str, Any], environ: Mapping[str, str] | None 
     )
 
 
-def options_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Options:
-    """Flags override the config file, which overrides defaults."""
-    settings: dict[str, Any] = load_config(args.config) if args.config else {}
-    where = args.config or "config"
-    if args.profile is not None:
-        settings["profile"] = args.profile
-    if args.namespace is not None:
-        settings["namespace"] = args.namespace
-    if args.missing is not None:
-        settings["missing"] = args.missing
-    if args.opt_in:
-        settings["optIn"] = True
-    if args.hmac_key_file:
-        settings["hmacKeyFile"] = args.hmac_key_file
-    flag_kinds = [parse_workload_spec(spec) for spec in args.workload]
-    options = options_from(settings, environ, where)
+def options_from_flags(
+    flags: HashingFlags, environ: Mapping[str, str] | None = None, base: Mapping[str, Any] | None = None, where: str = ""
+) -> Options:
+    """Flags override the config file (or ``base``, e.g. a KRM functionConfig), which overrides defaults."""
+    settings: dict[str, Any] = dict(base) if base is not None else (load_config(flags.config) if flags.config else {})
+    settings.update(flags.flag_settings())
+    flag_kinds = [parse_workload_spec(spec) for spec in flags.workload]
+    options = options_from(settings, environ, where or flags.config or "config")
     if flag_kinds:
-        options = Options(
-            profile=options.profile,
-            namespace=options.namespace,
-            missing=options.missing,
-            opt_in=options.opt_in,
-            workloads=options.workloads.extended(flag_kinds),
-            hmac_key=options.hmac_key,
-        )
+        options = replace(options, workloads=options.workloads.extended(flag_kinds))
     return options

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -19,7 +18,8 @@ from ..core.plan import WorkloadPlan
 from ..core.refs import merge_visible_keys
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
 from ..inputs.files import expand_paths, read_inputs, write_atomically
-from ..inputs.options import add_core_flags, options_from_args
+from ..inputs.flags import parse_hashing_flags
+from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import finding_line, mermaid_graph
 from ..stream.engine import InputDocument, Result, run
 
@@ -88,22 +88,12 @@ def inputs_from_env(environ: Mapping[str, str]) -> ActionInputs:
     return ActionInputs(paths=paths, mode=mode, flags=flags, summary=summary, base=base)
 
 
-def _flag_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wavegen action", add_help=False, exit_on_error=False)
-    add_core_flags(parser)
-    return parser
-
-
-def parse_flags(flags: Sequence[str]) -> argparse.Namespace:
+def parse_flags(flags: Sequence[str]) -> HashingFlags:
     """The hashing flags the transform command accepts; anything else is a usage error."""
-    parser = _flag_parser()
     try:
-        args, unknown = parser.parse_known_args(list(flags))
-    except (argparse.ArgumentError, SystemExit) as err:
-        raise UsageError(f"input args: {err}") from None
-    if unknown:
-        raise UsageError(f"input args: unsupported option(s) {' '.join(unknown)} (only hashing options are accepted)")
-    return args
+        return parse_hashing_flags(flags, "wavegen action")
+    except UsageError as err:
+        raise UsageError(f"input args: {err.message}") from None
 
 
 def rolling_workloads(result: Result) -> list[WorkloadPlan]:
@@ -143,17 +133,16 @@ def _markdown_cell(text: str) -> str:
 
 def restart_plan_markdown(inputs: ActionInputs, documents: Sequence[InputDocument], result: Result) -> str:
     """``wavegen plan`` Markdown comparing the ``base`` revision with the bundle as this step leaves it."""
-    from ..cli import plan as planner
+    from ..inputs.sides import build_side, compare_sides, read_revision, repo_root
     from ..render import plan_report
 
-    options = options_from_args(parse_flags(inputs.flags))
+    options = options_from_flags(parse_flags(inputs.flags))
     named = [Path(p) for p in expand_globs(inputs.paths)]
-    root = planner._repo_root(named)
-    base_docs = planner.read_revision(root, inputs.base, named)
+    base_docs = read_revision(repo_root(named), inputs.base, named)
     head_docs = [InputDocument(doc.name, result.outputs[i]) for i, doc in enumerate(documents)]
-    base = planner.build_side(inputs.base, base_docs, options)
-    head = planner.build_side("after wavegen", head_docs, options)
-    restart = planner.compare_sides(base, head, options)
+    base = build_side(inputs.base, base_docs, options)
+    head = build_side("after wavegen", head_docs, options)
+    restart = compare_sides(base, head, options)
     return plan_report.render_markdown(restart, base, head, options, [("head", f) for f in head.plan.findings])
 
 
@@ -213,12 +202,12 @@ class Outcome:
 def execute(inputs: ActionInputs, stdout: Any = None) -> Outcome:
     """Run the transform; write (mode write) or report stale files (mode check)."""
     out = stdout or sys.stdout
-    args = parse_flags(inputs.flags)
+    flags = parse_flags(inputs.flags)
     paths = [p for p in expand_paths(expand_globs(inputs.paths)) if p is not None]
     if not paths:
         raise WavegenError("no manifest files (*.yaml, *.yml, *.json) found", file=" ".join(inputs.paths))
     documents: list[InputDocument] = read_inputs(paths)
-    result = run(documents, options_from_args(args))
+    result = run(documents, options_from_flags(flags))
     for finding in result.findings:
         print(finding_line(finding, github=True), file=out)
     stale = result.changed(documents)
@@ -279,12 +268,6 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     verb = "updated" if inputs.mode == "write" else "stale"
     print(f"wavegen: {len(changed_files)} file(s) {verb}, {len(rolling)} workload(s) will roll", flush=True)
     return outcome.code
-
-
-def register(subparsers: Any) -> None:
-    """Hidden ``wavegen action`` subcommand (the same as ``python -m wavegen.integrations.action``)."""
-    parser = subparsers.add_parser("action", help=argparse.SUPPRESS)
-    parser.set_defaults(func=lambda _args: main())
 
 
 if __name__ == "__main__":

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
-from ..inputs.options import add_core_flags
+from ..inputs.options import HashingFlags
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 TYPED_API_VERSION = "wavegen.io/v1alpha1"
@@ -32,20 +30,6 @@ class _Item:
     body: Mapping[str, Any]
     first_line: int  # 1-based, in the whole input
     last_line: int
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "krm",
-        help="run as a kustomize/kpt exec KRM function (ResourceList on stdin and stdout)",
-        description=(
-            "Read a ResourceList (config.kubernetes.io/v1 or v1beta1) on stdin and write it to stdout "
-            "with config hashes on the pod templates and findings in 'results'. Options come from "
-            "functionConfig (a ConfigMap's data or a wavegen.io/v1alpha1 ConfigHash's spec); flags override them."
-        ),
-    )
-    add_core_flags(parser)
-    parser.set_defaults(func=cmd_krm)
 
 
 # ---- functionConfig ------------------------------------------------------------------------------
@@ -123,32 +107,16 @@ def settings_from_function_config(config: Any) -> dict[str, Any]:
     )
 
 
-def krm_options(function_config: Any, args: argparse.Namespace | None, environ: Mapping[str, str]) -> Any:
+def krm_options(function_config: Any, flags: HashingFlags | None, environ: Mapping[str, str]) -> Any:
     """Options from functionConfig, with command-line flags (``exec.args``) taking precedence."""
-    from ..core.plan import Options
-    from ..core.workloads import parse_workload_spec
-    from ..inputs.options import options_from
+    from ..inputs.options import options_from, options_from_flags
 
     settings = settings_from_function_config(function_config)
-    flag_kinds = []
-    if args is not None:
-        if args.config:
-            raise UsageError("krm takes its configuration from functionConfig, not --config")
-        for name, key in (("profile", "profile"), ("namespace", "namespace"), ("missing", "missing")):
-            if getattr(args, name) is not None:
-                settings[key] = getattr(args, name)
-        if args.opt_in:
-            settings["optIn"] = True
-        if args.hmac_key_file:
-            settings["hmacKeyFile"] = args.hmac_key_file
-        flag_kinds = [parse_workload_spec(spec) for spec in args.workload]
-    options = options_from(settings, environ, "functionConfig")
-    if flag_kinds:
-        options = Options(
-            profile=options.profile, namespace=options.namespace, missing=options.missing, opt_in=options.opt_in,
-            workloads=options.workloads.extended(flag_kinds), hmac_key=options.hmac_key,
-        )
-    return options
+    if flags is None:
+        return options_from(settings, environ, "functionConfig")
+    if flags.config:
+        raise UsageError("krm takes its configuration from functionConfig, not --config")
+    return options_from_flags(flags, environ, base=settings, where="functionConfig")
 
 
 # ---- the ResourceList ------------------------------------------------------------------------------
@@ -388,7 +356,7 @@ class KrmOutcome:
     results: list[dict[str, Any]]
 
 
-def process(data: bytes, args: argparse.Namespace | None = None, environ: Mapping[str, str] | None = None) -> KrmOutcome:
+def process(data: bytes, flags: HashingFlags | None = None, environ: Mapping[str, str] | None = None) -> KrmOutcome:
     """Run the function over one serialized ResourceList; raises WavegenError only for unreadable input."""
     from ..core.model import Severity
     from ..stream.engine import InputDocument
@@ -397,7 +365,7 @@ def process(data: bytes, args: argparse.Namespace | None = None, environ: Mappin
     root = _load_resource_list(data)
     text = data.decode("utf-8")
     try:
-        options = krm_options(root.get("functionConfig"), args, env)
+        options = krm_options(root.get("functionConfig"), flags, env)
         engine = _engine_class()(options)
         engine.add(InputDocument(INPUT_NAME, data))
         _predict_kustomize_names(engine)
@@ -416,13 +384,3 @@ def process(data: bytes, args: argparse.Namespace | None = None, environ: Mappin
         output_text = with_results(output_text, results or None)
     failed = any(f.severity is Severity.ERROR for f in plan.findings)
     return KrmOutcome(output_text.encode("utf-8"), EXIT_FINDINGS if failed else EXIT_OK, results)
-
-
-def cmd_krm(args: argparse.Namespace) -> int:
-    outcome = process(sys.stdin.buffer.read(), args)
-    sys.stdout.buffer.write(outcome.output)
-    sys.stdout.buffer.flush()
-    # Orchestrators show stderr to people; results are for machines. Say it in both.
-    for result in outcome.results:
-        print(f"wavegen: {result['severity']}: {result['message']}", file=sys.stderr)
-    return outcome.exit_code

@@ -2,38 +2,53 @@
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
-from ..errors import EXIT_FINDINGS, EXIT_OK, WavegenError
+import typer
+
+from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from ..inputs.files import MANIFEST_SUFFIXES, expand_paths, read_inputs, write_atomically
-from ..inputs.options import add_core_flags, options_from_args
+from ..inputs.flags import invoke, new_app, with_hashing_flags
+from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import finding_line
 from ..stream.engine import run
 
+PROG = "python -m wavegen.integrations.precommit"
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m wavegen.integrations.precommit",
-        description=(
-            "Check (--check) or fix (--fix) wavegen config hashes. Each file named belongs to a bundle: the "
-            "--bundle directory holding it, or else the manifest files of its own directory. The whole bundle "
-            "is hashed, so a ConfigMap change is caught even when only the ConfigMap's file is staged."
+
+@with_hashing_flags
+def hook(
+    files: Annotated[
+        list[str] | None, typer.Argument(metavar="[FILE]...", help="files pre-commit passes (changed manifests)")
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="fail if any hash in an affected bundle is stale")] = False,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="rewrite stale hashes in affected bundles (fails if it changed files)")
+    ] = False,
+    bundle: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bundle",
+            metavar="DIR",
+            help="a directory whose manifest files (recursively) form one bundle; files outside every --bundle are skipped",
         ),
-    )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="fail if any hash in an affected bundle is stale")
-    mode.add_argument("--fix", action="store_true", help="rewrite stale hashes in affected bundles (fails if it changed files)")
-    parser.add_argument(
-        "--bundle", action="append", default=[], metavar="DIR",
-        help="a directory whose manifest files (recursively) form one bundle; files outside every --bundle are skipped",
-    )
-    parser.add_argument("files", nargs="*", help="files pre-commit passes (changed manifests)")
-    add_core_flags(parser)
-    return parser
+    ] = None,
+    *,
+    flags: HashingFlags,
+) -> int:
+    """Check (--check) or fix (--fix) wavegen config hashes.
+
+    Each file named belongs to a bundle: the --bundle directory holding it, or else the manifest files of its own
+    directory. The whole bundle is hashed, so a ConfigMap change is caught even when only the ConfigMap's file is
+    staged.
+    """
+    if check == fix:
+        raise UsageError("give exactly one of --check and --fix")
+    return process(files or [], bundle or [], fix, flags)
 
 
 def _within(path: Path, directory: Path) -> bool:
@@ -63,16 +78,14 @@ def bundles_for(files: Sequence[str], bundle_dirs: Sequence[str]) -> dict[str, l
             directory = path.parent
             key = str(directory)
             if key not in chosen:
-                chosen[key] = sorted(
-                    str(p) for p in directory.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()
-                )
+                chosen[key] = sorted(str(p) for p in directory.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file())
     return chosen
 
 
-def process(args: argparse.Namespace) -> int:
-    options = options_from_args(args)
+def process(files: Sequence[str], bundle_dirs: Sequence[str], fix: bool, flags: HashingFlags) -> int:
+    options = options_from_flags(flags)
     code = EXIT_OK
-    for bundle, names in sorted(bundles_for(args.files, args.bundle).items()):
+    for bundle, names in sorted(bundles_for(files, bundle_dirs).items()):
         paths = [Path(n) for n in names]
         inputs = read_inputs(paths)
         result = run(inputs, options)
@@ -86,7 +99,7 @@ def process(args: argparse.Namespace) -> int:
             continue
         code = EXIT_FINDINGS
         rolling = ", ".join(w.display for w in result.plan.workloads if w.changed) or "annotations to clean up"
-        if args.fix:
+        if fix:
             write_atomically([(paths[i], result.outputs[i]) for i in stale])
             for i in stale:
                 print(f"wavegen: fixed config hashes in {inputs[i].name} (bundle {bundle}: {rolling})", file=sys.stderr)
@@ -100,12 +113,9 @@ def process(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return process(args)
-    except WavegenError as err:
-        print(f"wavegen: error: {err}", file=sys.stderr)
-        return err.exit_code
+    app = new_app("")
+    app.command(PROG)(hook)
+    return invoke(app, list(sys.argv[1:] if argv is None else argv), PROG)
 
 
 if __name__ == "__main__":

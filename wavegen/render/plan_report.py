@@ -14,8 +14,8 @@ from ..core.model import Finding, SourceKey
 from .report import finding_json
 
 if TYPE_CHECKING:
-    from ..cli.plan import Side
     from ..core.plan import Options
+    from ..inputs.sides import Side
 
 SCHEMA_VERSION = 1
 MAX_GRAPH_WORKLOADS = 60  # GitHub refuses to render very large Mermaid graphs

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.model import Finding, SourceKey
@@ -178,3 +180,16 @@ def finding_line(finding: Finding, github: bool = False) -> str:
         where.append(f"line {finding.line}")
     prefix = ", ".join(where)
     return f"wavegen: {finding.severity.value}: {prefix + ': ' if prefix else ''}{finding.message}"
+
+
+def in_github_actions(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return env.get("GITHUB_ACTIONS") == "true"
+
+
+def report_findings(findings: Iterable[Finding], *, side: str = "") -> None:
+    """One line per finding on stderr (GitHub annotations inside Actions); ``side`` names the bundle in `plan`."""
+    github = in_github_actions()
+    suffix = f" ({side})" if side and not github else ""
+    for finding in findings:
+        print(f"{finding_line(finding, github)}{suffix}", file=sys.stderr)
