@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -73,6 +72,9 @@ def join_streams(outputs: Sequence[bytes]) -> bytes:
 
 def write_atomically(replacements: Sequence[tuple[Path, bytes]]) -> None:
     """Write every file or none: all temp files first, then renames."""
+    # Only -i writes files; tempfile (with shutil and random) would cost every run its import.
+    import tempfile
+
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in replacements:

@@ -60,9 +60,7 @@ def _workloads_from_text(text: str, where: str) -> list[dict[str, Any]]:
         if not spec:
             continue
         kind = parse_workload_spec(spec)
-        entries.append(
-            {"kind": kind.kind, "group": kind.group, "templatePaths": [".".join(p) for p in kind.template_paths]}
-        )
+        entries.append({"kind": kind.kind, "group": kind.group, "templatePaths": [".".join(p) for p in kind.template_paths]})
     if not entries:
         raise UsageError(f"{where}: workloads is empty")
     return entries
@@ -102,9 +100,7 @@ def settings_from_function_config(config: Any) -> dict[str, Any]:
             if key in settings and settings[key] is not None and not isinstance(settings[key], str):
                 raise UsageError(f"{where}: {key} must be a string")
         return settings
-    raise UsageError(
-        f"functionConfig must be a v1 ConfigMap or a {TYPED_API_VERSION} {TYPED_KIND}, got {api_version}/{kind}"
-    )
+    raise UsageError(f"functionConfig must be a v1 ConfigMap or a {TYPED_API_VERSION} {TYPED_KIND}, got {api_version}/{kind}")
 
 
 def krm_options(function_config: Any, flags: HashingFlags | None, environ: Mapping[str, str]) -> Any:
@@ -136,7 +132,8 @@ def _load_resource_list(data: bytes) -> dict[str, Any]:
         mark = getattr(err, "problem_mark", None)
         raise WavegenError(
             f"invalid YAML: {getattr(err, 'problem', None) or 'syntax error'}",
-            file=INPUT_NAME, line=mark.line + 1 if mark is not None else 0,
+            file=INPUT_NAME,
+            line=mark.line + 1 if mark is not None else 0,
         ) from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise WavegenError("expected exactly one ResourceList document on stdin", file=INPUT_NAME)
@@ -170,7 +167,8 @@ def _engine_class() -> Any:
         """The stream engine, blind to items the orchestrator marked local-config."""
 
         def __init__(self, options: Any) -> None:
-            super().__init__(options)
+            # The subset reader skips _add_object, whose node spans give last_lines.
+            super().__init__(options, fast=False)
             self.local_bodies: list[Any] = []
             self.last_lines: list[int] = []  # per object: the last line of its text, for results
 

@@ -14,7 +14,7 @@ from yaml.nodes import MappingNode, Node
 from ..core.model import Finding, Severity
 from ..core.plan import KubeObject, Options, Plan, plan
 from ..errors import WavegenError
-from . import fallback
+from . import fallback, fastparse
 from .nodes import compose, iter_list_items, line_of, node_at, to_python, validate_piece, yaml_error
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
@@ -84,8 +84,11 @@ def decode(source: InputDocument) -> tuple[str, str]:
 class Engine:
     """Parses inputs into core objects and renders a plan back into bytes."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, *, fast: bool = True) -> None:
         self.options = options
+        # fast=False keeps the reference reader (libyaml compose for every relevant
+        # document); the differential test runs both and requires identical results.
+        self.fast = fast
         self.relevant_kinds = _ALWAYS_PARSED | options.workloads.kind_names()
         self.files: list[_ParsedFile] = []
         self.objects: list[KubeObject] = []
@@ -99,27 +102,52 @@ class Engine:
         return piece.has_content()
 
     def _add_object(self, body: Any, node: Node, file_index: int, piece_index: int, item: int | None) -> None:
+        self._append_object(body, node.start_mark.line, file_index, piece_index, item)
+
+    def _append_object(self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None) -> None:
         parsed = self.files[file_index]
         piece = parsed.pieces[piece_index]
         uid = len(self.objects)
-        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + node.start_mark.line + 1))
+        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + root_line + 1))
         # Node trees are not kept: they cost several times the parsed data.
         # The few documents that need edits are composed again when rendering.
         self.located[uid] = _Located(file_index, piece_index, item)
 
-    def _check_object(self, body: Any, node: Node) -> None:
+    def _check_object(self, body: Any, root_line: int) -> None:
         if not isinstance(body, dict):
             what = "a sequence" if isinstance(body, list) else "a scalar"
-            raise WavegenError(f"document is {what}, not a Kubernetes object", line=node.start_mark.line + 1)
+            raise WavegenError(f"document is {what}, not a Kubernetes object", line=root_line + 1)
         if "apiVersion" in body or "kind" in body:
             for key in ("apiVersion", "kind"):
                 if not isinstance(body.get(key), str) or not body.get(key):
-                    raise WavegenError(f"object has no '{key}'", line=node.start_mark.line + 1)
+                    raise WavegenError(f"object has no '{key}'", line=root_line + 1)
             metadata = body.get("metadata")
             kind = body["kind"]
             named = isinstance(metadata, dict) and isinstance(metadata.get("name"), str) and metadata["name"]
             if kind in self.relevant_kinds and kind != "List" and not named:
-                raise WavegenError(f"{kind} has no 'metadata.name'", line=node.start_mark.line + 1)
+                raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
+
+    def _read_fast(self, text: str) -> tuple[dict[Any, Any], int] | None:
+        """A relevant document's value without a node tree, when the subset reader can give it.
+
+        libyaml's raw parse checks the syntax first, exactly as for documents passed
+        through; the reader then only reads (it never judges validity). Anything it
+        declines, List documents, and objects the checks would refuse go through the
+        reference composer, which also words every error.
+        """
+        validate_piece(text)
+        fast = fastparse.parse(text)
+        if fast is None:
+            return None
+        body, root_line = fast
+        kind = body.get("kind")
+        if not isinstance(kind, str) or kind.endswith("List"):
+            return None
+        try:
+            self._check_object(body, root_line)
+        except WavegenError:
+            return None
+        return fast
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -145,11 +173,15 @@ class Engine:
             if not self._relevant(piece):
                 validate_piece(piece.text)
                 return
+            fast = self._read_fast(piece.text) if self.fast else None
+            if fast is not None:
+                self._append_object(fast[0], fast[1], file_index, piece_index, None)
+                return
             root = compose(piece.text)
             if root is None:
                 return
             converted = to_python(root, "&" in piece.text)
-            self._check_object(converted.value, root)
+            self._check_object(converted.value, root.start_mark.line)
         except yaml.YAMLError as err:
             raise yaml_error(err, source.name, piece.number, piece.line, piece.text) from None
         except RecursionError:
@@ -270,14 +302,14 @@ class Engine:
         return outputs, fallbacks
 
 
-def run(inputs: Sequence[InputDocument], options: Options) -> Result:
+def run(inputs: Sequence[InputDocument], options: Options, *, fast: bool = True) -> Result:
     """Parse every input as one bundle, plan, and render; bad input raises WavegenError."""
     # Parsed documents stay alive until rendering and form no cycles; the
     # cyclic collector would rescan them again and again (it tripled run time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        engine = Engine(options)
+        engine = Engine(options, fast=fast)
         for source in inputs:
             engine.add(source)
         result = engine.plan()

@@ -37,7 +37,12 @@ class Piece:
 
 def line_starts(text: str) -> list[int]:
     """Offsets at which each line of text begins."""
-    return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
+    if "\r" in text or any(ch in text for ch in _EXOTIC_BREAKS):
+        return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
+    # Only LF breaks: lengths of the split pieces give the offsets without a regex match per line.
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    starts.pop()
+    return starts
 
 
 def check_line_breaks(text: str, file: str) -> None:

@@ -1,0 +1,189 @@
+"""The subset reader (fast path) against the reference composer: identical bytes, findings, objects and errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wavegen.core.plan import Options
+from wavegen.errors import WavegenError
+from wavegen.inputs.options import load_config, options_from
+from wavegen.stream import fastparse
+from wavegen.stream.engine import Engine, InputDocument, run
+from wavegen.stream.split import split_stream
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gen_bundle import crd_bundle, workload_bundle  # noqa: E402
+
+FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name != "config.yaml")
+
+
+def _outcome(data: bytes, options: Options, fast: bool) -> Any:
+    try:
+        result = run([InputDocument("bundle.yaml", data)], options, fast=fast)
+        engine = Engine(options, fast=fast)
+        engine.add(InputDocument("bundle.yaml", data))
+    except WavegenError as err:
+        return ("error", str(err))
+    # repr, not ==: an alias may make a body refer to itself.
+    objects = repr([(o.uid, o.body, o.file, o.document, o.line) for o in engine.objects])
+    return (result.outputs, [repr(f) for f in result.findings], result.fallbacks, objects)
+
+
+def assert_same(data: bytes, options: Options | None = None) -> None:
+    options = options or Options(missing="ignore")
+    assert _outcome(data, options, True) == _outcome(data, options, False)
+
+
+def _options_for(path: Path) -> Options:
+    config = path.parent / "config.yaml"
+    return options_from(load_config(str(config))) if config.is_file() else Options(missing="ignore")
+
+
+def test_every_fixture_file() -> None:
+    assert len(FIXTURE_FILES) > 40
+    for path in FIXTURE_FILES:
+        try:
+            options = _options_for(path)
+        except WavegenError:
+            options = Options(missing="ignore")
+        assert_same(path.read_bytes(), options)
+
+
+def test_benchmark_bundles() -> None:
+    assert_same(workload_bundle(20).encode())
+    assert_same(crd_bundle(12).encode())
+
+
+def test_the_fast_path_reads_ordinary_documents() -> None:
+    """Guards against a reader that declines everything and so compares the reference with itself."""
+    pieces = [p for p in split_stream(workload_bundle(3)) if p.text.strip()]
+    assert all(fastparse.parse(p.text) is not None for p in pieces)
+
+
+INDENTS = st.sampled_from(["", " ", "  ", "   ", "    ", "      ", "        "])
+PREFIXES = st.sampled_from(["", "", "- ", "-  ", "- - "])
+KEYS = st.sampled_from(["", "a", "name", "data", "on", "1", "a.b/c-d", "<<", '"q"', "x y", "k", "k", "a:b"])
+VALUES = st.sampled_from(
+    [
+        "",
+        "",
+        "v",
+        "yes",
+        "No",
+        "1",
+        "0x1F",
+        "1_000",
+        "1.5",
+        ".inf",
+        "~",
+        "null",
+        "2001-12-14",
+        "=",
+        "-1",
+        "a b  ",
+        "a:b",
+        "a#b",
+        "a #c",
+        "é",
+        '"dq"',
+        '"a\\tb"',
+        '"',
+        "'s''q'",
+        "'",
+        "|",
+        "|-",
+        "|+",
+        "|2",
+        ">",
+        "{}",
+        "[]",
+        "{a: b}",
+        "[1, 2]",
+        "&x v",
+        "*x",
+        "!!str 1",
+        "# c",
+        "key: v",
+        "x:",
+        "`",
+        "%",
+        "@",
+    ]
+)
+LINE = st.tuples(INDENTS, PREFIXES, KEYS, VALUES, st.sampled_from(["", "", " ", "  # c"]))
+
+
+def _line(parts: tuple[str, str, str, str, str]) -> str:
+    indent, prefix, key, value, tail = parts
+    head = f"{key}:" if key else ""
+    body = f"{head} {value}" if head and value else head or value
+    return f"{indent}{prefix}{body}{tail}"
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> bytes:
+    """Block-style documents near the subset's edges, many of them invalid (then both must refuse alike)."""
+    docs = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["ConfigMap", "Secret", "Deployment", "Service"]))
+        lines = [_line(parts) for parts in draw(st.lists(LINE, max_size=8))]
+        header = f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: n{len(docs)}\n"
+        docs.append(header + "".join(line + "\n" for line in lines))
+    ending = draw(st.sampled_from(["", "", "\n", "x"]))
+    return ("---\n" + "---\n".join(docs) + ending).encode()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_generated_bundles(data: bytes) -> None:
+    assert_same(data)
+
+
+@st.composite
+def nested(draw: st.DrawFn) -> bytes:
+    """Valid, deeper block documents: mappings, indented and indentless sequences, literals."""
+
+    def block(depth: int, indent: int) -> list[str]:
+        out: list[str] = []
+        step = draw(st.integers(1, 4))
+        for index in range(draw(st.integers(1, 3))):
+            key = f"k{index}"
+            choice = draw(st.integers(0, 5 if depth < 3 else 2))
+            pad = " " * indent
+            if choice == 0:
+                out.append(f"{pad}{key}: {draw(VALUES.filter(lambda v: v in ('v', 'yes', '1', '~', 'a b  ', '{}', '[]')))}")
+            elif choice == 1:
+                out.append(f"{pad}{key}: {draw(st.sampled_from(['|', '|-']))}")
+                text = draw(st.lists(st.sampled_from(["x", "  y", "", "# z", "a: b"]), min_size=1, max_size=4))
+                text[0] = text[0] or "x"
+                text[0] = text[0].lstrip() or "x"
+                out.extend(f"{pad}{' ' * step}{t}" if t else "" for t in text)
+            elif choice == 2:
+                out.append(f"{pad}{key}:")
+            elif choice == 3:
+                out.append(f"{pad}{key}:")
+                out.extend(block(depth + 1, indent + step))
+            else:
+                out.append(f"{pad}{key}:")
+                seq_indent = indent + (0 if choice == 4 else step)
+                for _ in range(draw(st.integers(1, 2))):
+                    inner = block(depth + 1, seq_indent + 2)
+                    inner[0] = " " * seq_indent + "- " + inner[0].lstrip(" ")
+                    out.extend(inner)
+        return out
+
+    body = "\n".join(block(0, 2)) + "\n"
+    kind = draw(st.sampled_from(["ConfigMap", "Deployment"]))
+    return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: n\nspec:\n{body}".encode()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nested())
+def test_generated_nested_documents(data: bytes) -> None:
+    assert_same(data)
