@@ -63,7 +63,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bundle = Path(tmp) / "one.yaml"
         bundle.write_text(ONE_DOCUMENT)
-        base_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        # An installed wheel runs from .pyc files; PYTHONDONTWRITEBYTECODE (set in some shells and
+        # CI images) would make every run here recompile sources instead, so drop it and compile
+        # each timed tree up front.
+        base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
         transform = [sys.executable, "-m", "wavegen", "transform", str(bundle)]
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
             "baseline: python -c 'import yaml'": ([sys.executable, "-c", "import yaml"], base_env),
@@ -71,10 +74,21 @@ def main() -> int:
         }
         if args.before:
             tree = export_revision(args.before, Path(tmp) / "before")
-            variants[f"before: wavegen transform ({args.before})"] = (transform, {**base_env, "PYTHONPATH": str(tree)})
+            # PYTHONPATH alone loses to an editable install's import hook, which would time this
+            # tree again: put the exported tree first on sys.path explicitly.
+            launcher = (
+                f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); sys.argv[0] = 'wavegen'; "
+                "runpy.run_module('wavegen', run_name='__main__')"
+            )
+            variants[f"before: wavegen transform ({args.before})"] = (
+                [sys.executable, "-c", launcher, "transform", str(bundle)],
+                base_env,
+            )
         if args.typer_path:
             path = f"{args.typer_path}{os.pathsep}{ROOT}"
             variants["after, typer from --typer-path"] = (transform, {**base_env, "PYTHONPATH": path})
+        for tree in {ROOT, *([Path(tmp) / "before"] if args.before else [])}:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "wavegen")], check=True)
         times: dict[str, list[float]] = {name: [] for name in variants}
         for argv, env in variants.values():  # warm the page cache and .pyc files first
             timed(argv, env)
