@@ -42,6 +42,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from watch_bench import deployment, proc_memory  # noqa: E402
+
 from tests.e2e.conftest import parse_metrics  # noqa: E402
 from tests.support.controlplane import ControlPlane, free_port, start_control_plane  # noqa: E402
 from tests.support.tools import find_tool  # noqa: E402
@@ -88,35 +90,6 @@ def metrics(port: int) -> dict[str, float]:
         return parse_metrics(resp.read().decode())
 
 
-def proc_memory(pid: int) -> tuple[float, float]:
-    """(VmRSS, VmHWM) in MB."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
-
-
-def deployment(i: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": f"web-{i}", "namespace": NS, "annotations": {"wavegen.io/enabled": "true"}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": f"web-{i}"}},
-            "template": {
-                "metadata": {"labels": {"app": f"web-{i}"}},
-                "spec": {
-                    "containers": [
-                        {"name": "app", "image": "registry.invalid/app:1", "envFrom": [{"configMapRef": {"name": f"cm-{i}"}}]}
-                    ]
-                },
-            },
-        },
-    }
-
-
 def configmap(i: int, value: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "namespace": NS}, "data": {"value": value}}
 
@@ -137,7 +110,10 @@ def populate(api: Api, workloads: int, secrets: int, size: int) -> float:
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: api.request("POST", f"/api/v1/namespaces/{NS}/configmaps", configmap(i, "0")), range(workloads)))
         list(
-            pool.map(lambda i: api.request("POST", f"/apis/apps/v1/namespaces/{NS}/deployments", deployment(i)), range(workloads))
+            pool.map(
+                lambda i: api.request("POST", f"/apis/apps/v1/namespaces/{NS}/deployments", deployment(i, fanout=0)),
+                range(workloads),
+            )
         )
         list(pool.map(lambda i: api.request("POST", f"/api/v1/namespaces/{NS}/secrets", secret(i, size)), range(secrets)))
     return time.monotonic() - t0
