@@ -31,6 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ONE_DOCUMENT = workload_bundle(1).split("---\n")[-1]  # transform_bench.py's "one" case
 
 
+def load_average() -> tuple[float, float, float]:
+    """The 1, 5 and 15 minute load averages (zeros where the platform has none), for the record."""
+    return os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+
+
 def clean_site_python(into: Path) -> str:
     """A virtualenv's python that imports this interpreter's packages without running their .pth hooks."""
     venv.EnvBuilder(with_pip=False).create(into)
@@ -101,7 +106,7 @@ def main() -> int:
             variants["after, typer from --typer-path"] = (transform, {**base_env, "PYTHONPATH": path})
         for tree in {ROOT, *([Path(tmp) / "before"] if args.before else [])}:
             subprocess.run([python, "-m", "compileall", "-q", str(tree / "wavegen")], check=True)
-        load_before = os.getloadavg()
+        load_before = load_average()
         times: dict[str, list[float]] = {name: [] for name in variants}
         for argv, env in variants.values():  # warm the page cache and .pyc files first
             timed(argv, env)
@@ -113,7 +118,7 @@ def main() -> int:
     site = "clean site (no .pth hooks)" if args.clean_site else "this interpreter's site"
     machine = f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
     print(f"{machine}, {args.rounds} interleaved rounds, {site}")
-    loads = [" ".join(f"{x:.2f}" for x in load) for load in (load_before, os.getloadavg())]
+    loads = [" ".join(f"{x:.2f}" for x in load) for load in (load_before, load_average())]
     print(f"load average (1, 5, 15 min): {loads[0]} at start, {loads[1]} at end")
     print(f"{'variant':48} {'median':>9} {'p10':>9} {'p90':>9} {'x baseline':>11}")
     for name, values in times.items():
