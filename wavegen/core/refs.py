@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
-from .model import Reference, SourceKey, SourceKind
+from .model import Reference, SourceKey, SourceKind, is_mapping
 
 EXTRA_CONFIGMAPS = "wavegen.io/extra-configmaps"
 EXTRA_SECRETS = "wavegen.io/extra-secrets"
 
 
+_EMPTY: Mapping[str, Any] = {}
+_new_tuple = tuple.__new__
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if is_mapping(value) else _EMPTY
 
 
 def _sequence(value: Any) -> Sequence[Any]:
@@ -28,66 +32,94 @@ def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
     items = source.get("items")
     if not isinstance(items, list) or not items:
         return None
-    return frozenset(i["key"] for i in items if isinstance(i, Mapping) and isinstance(i.get("key"), str))
+    return frozenset(i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str))
 
 
-def _ref(
-    kind: SourceKind, namespace: str, name: Any, keys: frozenset[str] | None, optional: Any, field: str
-) -> Iterator[Reference]:
+def _add(
+    refs: list[Reference], kind: SourceKind, namespace: str, name: Any, keys: frozenset[str] | None, optional: Any, field: str
+) -> None:
     if isinstance(name, str) and name:
-        yield Reference(SourceKey(kind, namespace, name), keys, _is_true(optional), field)
+        # tuple.__new__ builds the named tuples without their Python-level __new__ (same values).
+        source = _new_tuple(SourceKey, (kind, namespace, name))
+        refs.append(_new_tuple(Reference, (source, keys, _is_true(optional), field)))
 
 
-def _volume_refs(volumes: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+def _volume_refs(refs: list[Reference], volumes: Sequence[Any], namespace: str, base: str) -> None:
     for vi, volume in enumerate(volumes):
         volume = _mapping(volume)
+        if not volume:
+            continue
         field = f"{base}.volumes[{vi}]"
         cm = volume.get("configMap")
-        if isinstance(cm, Mapping):
-            yield from _ref("ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{field}.configMap")
+        if is_mapping(cm):
+            _add(refs, "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{field}.configMap")
         secret = volume.get("secret")
-        if isinstance(secret, Mapping):
-            yield from _ref(
-                "Secret", namespace, secret.get("secretName"), _items_keys(secret), secret.get("optional"), f"{field}.secret"
+        if is_mapping(secret):
+            _add(
+                refs,
+                "Secret",
+                namespace,
+                secret.get("secretName"),
+                _items_keys(secret),
+                secret.get("optional"),
+                f"{field}.secret",
             )
         projected = volume.get("projected")
-        if isinstance(projected, Mapping):
+        if is_mapping(projected):
             for si, projection in enumerate(_sequence(projected.get("sources"))):
                 projection = _mapping(projection)
                 pfield = f"{field}.projected.sources[{si}]"
                 cm = projection.get("configMap")
-                if isinstance(cm, Mapping):
-                    yield from _ref(
-                        "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{pfield}.configMap"
-                    )
+                if is_mapping(cm):
+                    _add(refs, "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{pfield}.configMap")
                 secret = projection.get("secret")
-                if isinstance(secret, Mapping):
-                    yield from _ref(
-                        "Secret", namespace, secret.get("name"), _items_keys(secret), secret.get("optional"), f"{pfield}.secret"
+                if is_mapping(secret):
+                    _add(
+                        refs,
+                        "Secret",
+                        namespace,
+                        secret.get("name"),
+                        _items_keys(secret),
+                        secret.get("optional"),
+                        f"{pfield}.secret",
                     )
 
 
-def _container_refs(containers: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+def _container_refs(refs: list[Reference], containers: Sequence[Any], namespace: str, base: str) -> None:
     for ci, container in enumerate(containers):
         container = _mapping(container)
+        env_froms = container.get("envFrom")
+        envs = container.get("env")
+        if env_froms is None and envs is None:
+            continue
         cfield = f"{base}[{ci}]"
-        for ei, env_from in enumerate(_sequence(container.get("envFrom"))):
+        for ei, env_from in enumerate(_sequence(env_froms)):
             env_from = _mapping(env_from)
             cm = env_from.get("configMapRef")
-            if isinstance(cm, Mapping):
-                yield from _ref(
-                    "ConfigMap", namespace, cm.get("name"), None, cm.get("optional"), f"{cfield}.envFrom[{ei}].configMapRef"
+            if is_mapping(cm):
+                _add(
+                    refs, "ConfigMap", namespace, cm.get("name"), None, cm.get("optional"), f"{cfield}.envFrom[{ei}].configMapRef"
                 )
             secret = env_from.get("secretRef")
-            if isinstance(secret, Mapping):
-                yield from _ref(
-                    "Secret", namespace, secret.get("name"), None, secret.get("optional"), f"{cfield}.envFrom[{ei}].secretRef"
+            if is_mapping(secret):
+                _add(
+                    refs,
+                    "Secret",
+                    namespace,
+                    secret.get("name"),
+                    None,
+                    secret.get("optional"),
+                    f"{cfield}.envFrom[{ei}].secretRef",
                 )
-        for ei, env in enumerate(_sequence(container.get("env"))):
-            value_from = _mapping(_mapping(env).get("valueFrom"))
+        for ei, env in enumerate(_sequence(envs)):
+            value_from = _mapping(env).get("valueFrom")
+            if value_from is None:
+                continue
+            value_from = _mapping(value_from)
             cm = value_from.get("configMapKeyRef")
-            if isinstance(cm, Mapping) and isinstance(cm.get("key"), str):
-                yield from _ref(
+            if is_mapping(cm) and isinstance(cm.get("key"), str):
+                _add(
+                    refs,
                     "ConfigMap",
                     namespace,
                     cm.get("name"),
@@ -96,8 +128,9 @@ def _container_refs(containers: Sequence[Any], namespace: str, base: str) -> Ite
                     f"{cfield}.env[{ei}].valueFrom.configMapKeyRef",
                 )
             secret = value_from.get("secretKeyRef")
-            if isinstance(secret, Mapping) and isinstance(secret.get("key"), str):
-                yield from _ref(
+            if is_mapping(secret) and isinstance(secret.get("key"), str):
+                _add(
+                    refs,
                     "Secret",
                     namespace,
                     secret.get("name"),
@@ -123,9 +156,14 @@ def _extra_refs(annotations: Mapping[str, str], annotation: str, kind: SourceKin
 
 def pod_spec_references(pod_spec: Mapping[str, Any], namespace: str, spec_field: str) -> list[Reference]:
     """Every ConfigMap/Secret reference of one pod spec, in document order."""
-    refs = list(_volume_refs(_sequence(pod_spec.get("volumes")), namespace, spec_field))
-    refs.extend(_container_refs(_sequence(pod_spec.get("initContainers")), namespace, f"{spec_field}.initContainers"))
-    refs.extend(_container_refs(_sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers"))
+    refs: list[Reference] = []
+    volumes = pod_spec.get("volumes")
+    if volumes is not None:
+        _volume_refs(refs, _sequence(volumes), namespace, spec_field)
+    init_containers = pod_spec.get("initContainers")
+    if init_containers is not None:
+        _container_refs(refs, _sequence(init_containers), namespace, f"{spec_field}.initContainers")
+    _container_refs(refs, _sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers")
     return refs
 
 
@@ -133,6 +171,8 @@ def extra_references(
     annotations: Mapping[str, str], namespace: str, configmaps_key: str = EXTRA_CONFIGMAPS, secrets_key: str = EXTRA_SECRETS
 ) -> list[Reference]:
     """Explicit extra dependencies declared in workload annotations (``name`` or ``namespace/name``)."""
+    if configmaps_key not in annotations and secrets_key not in annotations:
+        return []
     refs = list(_extra_refs(annotations, configmaps_key, "ConfigMap", namespace))
     refs.extend(_extra_refs(annotations, secrets_key, "Secret", namespace))
     return refs

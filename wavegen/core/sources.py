@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import WavegenError
-from .model import ConfigSource, SourceKey, SourceKind
+from .model import ConfigSource, SourceKey, SourceKind, is_mapping
 
 IGNORE_ANNOTATION = "wavegen.io/ignore"
 
@@ -25,24 +25,26 @@ def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str
     value = body.get(field)
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if not is_mapping(value):
         raise SourceError(f"{what}: '{field}' must be a mapping of key to string", field)
     out: dict[str, str] = {}
     for key, item in value.items():
         if not isinstance(key, str):
             raise SourceError(f"{what}: '{field}' has a non-string key", field)
-        if item is None:
-            item = ""
         if not isinstance(item, str):
-            raise SourceError(
-                f"{what}: '{field}.{key}' is not a string (the API server rejects it; quote the value)", f"{field}.{key}"
-            )
+            if item is not None:
+                raise SourceError(
+                    f"{what}: '{field}.{key}' is not a string (the API server rejects it; quote the value)", f"{field}.{key}"
+                )
+            item = ""
         out[key] = item
     return out
 
 
 def _decode_map(raw: Mapping[str, str], field: str, what: str) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
+    if not raw:
+        return out
     for key, text in raw.items():
         try:
             # The API server decodes with Go's StdEncoding, which skips CR and LF.
@@ -56,8 +58,8 @@ def _decode_map(raw: Mapping[str, str], field: str, what: str) -> dict[str, byte
 def metadata_annotations(body: Mapping[str, Any]) -> dict[str, str]:
     """String-valued annotations of an object's metadata (others are ignored)."""
     metadata = body.get("metadata")
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    if not isinstance(annotations, Mapping):
+    annotations = metadata.get("annotations") if is_mapping(metadata) else None
+    if not annotations or not is_mapping(annotations):
         return {}
     return {k: v for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str)}
 
@@ -71,7 +73,7 @@ def config_source(kind: SourceKind, namespace: str, name: str, body: Mapping[str
     if kind == "ConfigMap":
         text_data = _string_map(body, "data", what)
         binary = _decode_map(_string_map(body, "binaryData", what), "binaryData", what)
-        overlap = sorted(set(text_data) & set(binary))
+        overlap = sorted(set(text_data) & set(binary)) if binary else None
         if overlap:
             raise SourceError(f"{what}: key '{overlap[0]}' is in both data and binaryData", f"binaryData.{overlap[0]}")
         return ConfigSource(key, text_data, binary, annotations, ignored)
