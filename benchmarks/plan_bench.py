@@ -81,7 +81,9 @@ def main() -> None:
         objects_path = Path(tmp) / "objects.pickle"
         count = parse_objects(args.count, objects_path)
         before_tree = export_revision(args.before, Path(tmp))
-        print(f"plan() over {count} objects ({args.count} ConfigMap+Secret+Deployment triples); python {platform.python_version()}")
+        print(
+            f"plan() over {count} objects ({args.count} ConfigMap+Secret+Deployment triples); python {platform.python_version()}"
+        )
         print(f"{args.rounds} rounds x {args.calls} calls per side, interleaved; CPU seconds (time.process_time), gc off")
         print()
         print("| profile | before median s | after median s | after / before | same result |")

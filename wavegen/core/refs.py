@@ -11,20 +11,11 @@ EXTRA_CONFIGMAPS = "wavegen.io/extra-configmaps"
 EXTRA_SECRETS = "wavegen.io/extra-secrets"
 
 
-_EMPTY: Mapping[str, Any] = {}
 _new_tuple = tuple.__new__
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if is_mapping(value) else _EMPTY
 
 
 def _sequence(value: Any) -> Sequence[Any]:
     return value if isinstance(value, list) else ()
-
-
-def _is_true(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
 def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
@@ -32,112 +23,90 @@ def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
     items = source.get("items")
     if not isinstance(items, list) or not items:
         return None
-    return frozenset(i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str))
+    return frozenset([i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str)])
 
 
-def _add(
-    refs: list[Reference], kind: SourceKind, namespace: str, name: Any, keys: frozenset[str] | None, optional: Any, field: str
+# How a selector limits the keys a reference sees: not at all, by an ``items`` list, or to its one ``key``.
+_ALL, _ITEMS, _KEY = 0, 1, 2
+# (field holding the selector, the kind it names, the selector's name field), in the order they are read.
+_Choices = tuple[tuple[str, SourceKind, str], ...]
+_VOLUME: _Choices = (("configMap", "ConfigMap", "name"), ("secret", "Secret", "secretName"))
+_PROJECTION: _Choices = (("configMap", "ConfigMap", "name"), ("secret", "Secret", "name"))
+_ENV_FROM: _Choices = (("configMapRef", "ConfigMap", "name"), ("secretRef", "Secret", "name"))
+_KEY_REF: _Choices = (("configMapKeyRef", "ConfigMap", "name"), ("secretKeyRef", "Secret", "name"))
+
+
+def _selectors(
+    refs: list[Reference],
+    holder: Mapping[str, Any],
+    choices: _Choices,
+    how: int,
+    namespace: str,
+    where: str,
+    index: int,
+    tail: str,
 ) -> None:
-    if isinstance(name, str) and name:
-        # tuple.__new__ builds the named tuples without their Python-level __new__ (same values).
-        source = _new_tuple(SourceKey, (kind, namespace, name))
-        refs.append(_new_tuple(Reference, (source, keys, _is_true(optional), field)))
+    """Append a reference for each selector of ``choices`` in ``holder`` that names an object.
+
+    The field of each is ``<where>[<index>]<tail>.<selector field>``, built only for a reference.
+    """
+    for attr, kind, name_attr in choices:
+        if attr not in holder:
+            continue
+        selector = holder[attr]
+        if not is_mapping(selector):
+            continue
+        keys: frozenset[str] | None = None
+        if how == _KEY:
+            key = selector.get("key")
+            if not isinstance(key, str):
+                continue
+            keys = frozenset((key,))
+        elif how == _ITEMS and "items" in selector:
+            keys = _items_keys(selector)
+        name = selector.get(name_attr)
+        if isinstance(name, str) and name:
+            optional = selector.get("optional")
+            optional = optional is True or (isinstance(optional, str) and optional.lower() == "true")
+            # tuple.__new__ builds the named tuples without their Python-level __new__ (same values).
+            source = _new_tuple(SourceKey, (kind, namespace, name))
+            refs.append(_new_tuple(Reference, (source, keys, optional, f"{where}[{index}]{tail}.{attr}")))
 
 
 def _volume_refs(refs: list[Reference], volumes: Sequence[Any], namespace: str, base: str) -> None:
+    where = f"{base}.volumes"
     for vi, volume in enumerate(volumes):
-        volume = _mapping(volume)
-        if not volume:
+        if not is_mapping(volume):
             continue
-        field = f"{base}.volumes[{vi}]"
-        cm = volume.get("configMap")
-        if is_mapping(cm):
-            _add(refs, "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{field}.configMap")
-        secret = volume.get("secret")
-        if is_mapping(secret):
-            _add(
-                refs,
-                "Secret",
-                namespace,
-                secret.get("secretName"),
-                _items_keys(secret),
-                secret.get("optional"),
-                f"{field}.secret",
-            )
-        projected = volume.get("projected")
-        if is_mapping(projected):
-            for si, projection in enumerate(_sequence(projected.get("sources"))):
-                projection = _mapping(projection)
-                pfield = f"{field}.projected.sources[{si}]"
-                cm = projection.get("configMap")
-                if is_mapping(cm):
-                    _add(refs, "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{pfield}.configMap")
-                secret = projection.get("secret")
-                if is_mapping(secret):
-                    _add(
-                        refs,
-                        "Secret",
-                        namespace,
-                        secret.get("name"),
-                        _items_keys(secret),
-                        secret.get("optional"),
-                        f"{pfield}.secret",
-                    )
+        _selectors(refs, volume, _VOLUME, _ITEMS, namespace, where, vi, "")
+        if "projected" in volume:
+            projected = volume["projected"]
+            if is_mapping(projected):
+                sources = projected.get("sources")
+                pwhere = f"{where}[{vi}].projected.sources"
+                for si, projection in enumerate(sources if isinstance(sources, list) else ()):
+                    if is_mapping(projection):
+                        _selectors(refs, projection, _PROJECTION, _ITEMS, namespace, pwhere, si, "")
 
 
 def _container_refs(refs: list[Reference], containers: Sequence[Any], namespace: str, base: str) -> None:
     for ci, container in enumerate(containers):
-        container = _mapping(container)
+        if not is_mapping(container):
+            continue
         env_froms = container.get("envFrom")
         envs = container.get("env")
-        if env_froms is None and envs is None:
-            continue
-        cfield = f"{base}[{ci}]"
-        for ei, env_from in enumerate(_sequence(env_froms)):
-            env_from = _mapping(env_from)
-            cm = env_from.get("configMapRef")
-            if is_mapping(cm):
-                _add(
-                    refs, "ConfigMap", namespace, cm.get("name"), None, cm.get("optional"), f"{cfield}.envFrom[{ei}].configMapRef"
-                )
-            secret = env_from.get("secretRef")
-            if is_mapping(secret):
-                _add(
-                    refs,
-                    "Secret",
-                    namespace,
-                    secret.get("name"),
-                    None,
-                    secret.get("optional"),
-                    f"{cfield}.envFrom[{ei}].secretRef",
-                )
-        for ei, env in enumerate(_sequence(envs)):
-            value_from = _mapping(env).get("valueFrom")
-            if value_from is None:
-                continue
-            value_from = _mapping(value_from)
-            cm = value_from.get("configMapKeyRef")
-            if is_mapping(cm) and isinstance(cm.get("key"), str):
-                _add(
-                    refs,
-                    "ConfigMap",
-                    namespace,
-                    cm.get("name"),
-                    frozenset((cm["key"],)),
-                    cm.get("optional"),
-                    f"{cfield}.env[{ei}].valueFrom.configMapKeyRef",
-                )
-            secret = value_from.get("secretKeyRef")
-            if is_mapping(secret) and isinstance(secret.get("key"), str):
-                _add(
-                    refs,
-                    "Secret",
-                    namespace,
-                    secret.get("name"),
-                    frozenset((secret["key"],)),
-                    secret.get("optional"),
-                    f"{cfield}.env[{ei}].valueFrom.secretKeyRef",
-                )
+        if isinstance(env_froms, list) and env_froms:
+            where = f"{base}[{ci}].envFrom"
+            for ei, env_from in enumerate(env_froms):
+                if is_mapping(env_from):
+                    _selectors(refs, env_from, _ENV_FROM, _ALL, namespace, where, ei, "")
+        if isinstance(envs, list) and envs:
+            where = f"{base}[{ci}].env"
+            for ei, env in enumerate(envs):
+                if is_mapping(env) and "valueFrom" in env:
+                    value_from = env["valueFrom"]
+                    if is_mapping(value_from):
+                        _selectors(refs, value_from, _KEY_REF, _KEY, namespace, where, ei, ".valueFrom")
 
 
 def _extra_refs(annotations: Mapping[str, str], annotation: str, kind: SourceKind, namespace: str) -> Iterator[Reference]:
