@@ -297,8 +297,10 @@ def _absent_keys(need: Reference, source: ConfigSource) -> frozenset[str]:
     if need.optional or keys is None:
         return _NO_KEYS
     text, binary = source.text_data, source.binary_data
-    absent = [k for k in keys if k not in text and k not in binary]
-    return frozenset(absent) if absent else _NO_KEYS
+    for key in keys:
+        if key not in text and key not in binary:
+            return frozenset([k for k in keys if k not in text and k not in binary])
+    return _NO_KEYS
 
 
 def _resolve(
