@@ -32,6 +32,7 @@ class _WorkloadIdentity:
     def display(self) -> str:
         return f"{self.kind}/{self.namespace}/{self.name}"
 
+
 CauseKind = Literal[
     "changed",  # same ConfigMap/Secret, keys the workload sees were added, removed or changed
     "unseen",  # same ConfigMap/Secret, only keys the workload cannot see changed
@@ -343,8 +344,19 @@ def _workload_change(
     reason = "" if rolls or not causes else _not_rolling_reason(head_w, causes)
     moved_from = base_w.namespace if base_w.namespace != head_w.namespace else None
     return WorkloadChange(
-        head_w.api_version, head_w.kind, head_w.namespace, head_w.name, rolls, template_changed, tuple(causes),
-        reason, moved_from, base_w.status, head_w.status, head_w.file, head_w.line,
+        head_w.api_version,
+        head_w.kind,
+        head_w.namespace,
+        head_w.name,
+        rolls,
+        template_changed,
+        tuple(causes),
+        reason,
+        moved_from,
+        base_w.status,
+        head_w.status,
+        head_w.file,
+        head_w.line,
     )
 
 
@@ -507,11 +519,17 @@ def configmap_value_diff(before: ConfigSource | None, after: ConfigSource | None
         if old_lines == new_lines:
             chunks.append(f"value of key {key!r} changed only in its final newline\n")
             continue
-        chunks.append("".join(difflib.unified_diff(
-            old_lines, new_lines,
-            f"{old_name}:{key}" if a is not None else "/dev/null", f"{new_name}:{key}" if b is not None else "/dev/null",
-            n=context,
-        )))
+        chunks.append(
+            "".join(
+                difflib.unified_diff(
+                    old_lines,
+                    new_lines,
+                    f"{old_name}:{key}" if a is not None else "/dev/null",
+                    f"{new_name}:{key}" if b is not None else "/dev/null",
+                    n=context,
+                )
+            )
+        )
     return "".join(chunks)
 
 

@@ -45,6 +45,14 @@ def key_digests(source: ConfigSource) -> KeyDigests:
     )
 
 
+def _source_line(key: SourceKey) -> bytes:
+    return f"{key.kind} {key.namespace}/{key.name}\n".encode()
+
+
+def _key_line(data_key: str, hex_digest: str) -> bytes:
+    return f"{data_key} {hex_digest}\n".encode()
+
+
 def canonical_from_digests(visible: Iterable[tuple[SourceKey, Mapping[str, str]]]) -> bytes:
     """Canonical form of what a workload can see, from per-key digests.
 
@@ -57,10 +65,60 @@ def canonical_from_digests(visible: Iterable[tuple[SourceKey, Mapping[str, str]]
     """
     out = [CANONICAL_HEADER]
     for key, digests in sorted(visible, key=lambda pair: pair[0]):
-        out.append(f"{key.kind} {key.namespace}/{key.name}\n".encode())
+        out.append(_source_line(key))
         for data_key in sorted(digests):
-            out.append(f"{data_key} {digests[data_key]}\n".encode())
+            out.append(_key_line(data_key, digests[data_key]))
     return b"".join(out)
+
+
+def _source_of(part: tuple[SourceKey, frozenset[str] | None, _Lines]) -> SourceKey:
+    return part[0]
+
+
+# Per source: the ConfigSource, its stored values, its header line, and the line of each key digested so far.
+_Lines = tuple[ConfigSource, dict[str, bytes], bytes, dict[str, bytes]]
+
+
+class CanonicalCache:
+    """Builds the same canonical bytes as :func:`canonical_bytes`, digesting each stored value once.
+
+    A plan hashes many workloads that may share sources; this keeps, per
+    source, its stored values and the canonical line of every key digested so
+    far. Entries are found by the source's key and rebuilt if a different
+    ``ConfigSource`` object with that key comes along.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[SourceKey, _Lines] = {}
+
+    def canonical(self, visible: Iterable[tuple[ConfigSource, frozenset[str] | None]]) -> bytes:
+        entries = self._entries
+        parts: list[tuple[SourceKey, frozenset[str] | None, _Lines]] = []
+        for source, keys in visible:
+            key = source.key
+            entry = entries.get(key)
+            if entry is None or entry[0] is not source:
+                entry = entries[key] = (source, source.visible_items(None), _source_line(key), {})
+            parts.append((key, keys, entry))
+        if len(parts) > 1:
+            parts.sort(key=_source_of)
+        out = [CANONICAL_HEADER]
+        for _, keys, (_, values, header, lines) in parts:
+            out.append(header)
+            for data_key in sorted(values) if keys is None else sorted(keys):
+                line = lines.get(data_key)
+                if line is None:
+                    if data_key not in values:
+                        continue
+                    line = lines[data_key] = _key_line(data_key, value_digest(values[data_key]))
+                out.append(line)
+        return b"".join(out)
+
+    def config_hash(self, visible: Iterable[tuple[ConfigSource, frozenset[str] | None]], hmac_key: bytes | None = None) -> str:
+        """The same hash as :func:`config_hash`."""
+        return digest(self.canonical(visible), hmac_key)
 
 
 def canonical_bytes(visible: Iterable[tuple[ConfigSource, frozenset[str] | None]]) -> bytes:

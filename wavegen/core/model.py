@@ -5,14 +5,22 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple, TypeGuard
 
 SourceKind = Literal["ConfigMap", "Secret"]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class SourceKey:
-    """Identity of a ConfigMap or Secret: kind, namespace and name."""
+def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, answered without the ABC machinery for dicts and None (the common cases)."""
+    return isinstance(value, dict) or (value is not None and isinstance(value, Mapping))
+
+
+class SourceKey(NamedTuple):
+    """Identity of a ConfigMap or Secret: kind, namespace and name.
+
+    A named tuple, so that hashing, equality and ordering (by kind, namespace,
+    name) run in C: the planner looks sources up once per reference.
+    """
 
     kind: SourceKind
     namespace: str
@@ -72,14 +80,14 @@ class ConfigSource:
         return {k: v for k, v in merged.items() if k in keys}
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(NamedTuple):
     """One place a pod template names a ConfigMap or Secret.
 
     ``keys`` is None when the reference can see every key (``envFrom``, a
     volume without ``items``); otherwise the set of keys it can see.
     ``field`` is a dotted path for messages, e.g.
     ``spec.template.spec.containers[0].envFrom[1].configMapRef``.
+    A named tuple: a pod spec yields several, and a tuple is built in C.
     """
 
     source: SourceKey

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..errors import UsageError
-from .hashing import config_hash
-from .model import ConfigSource, Finding, Reference, Severity, SourceKey
-from .refs import absent_required_keys, extra_references, merge_visible_keys, pod_spec_references
+from .hashing import CanonicalCache
+from .model import ConfigSource, Finding, Reference, Severity, SourceKey, is_mapping
+from .refs import extra_references, merge_visible_keys, pod_spec_references
 from .sources import IGNORE_ANNOTATION, SourceError, config_source, metadata_annotations
-from .wave import WAVE_HASH_ANNOTATION
-from .workloads import NON_ROLLING_KINDS, WorkloadTable, split_api_version
+from .wave import (
+    WAVE_ENABLE_ANNOTATION,
+    WAVE_HASH_ANNOTATION,
+    wave_enabled,
+    wave_hash,
+    wave_missing_required,
+    wave_references,
+)
+from .workloads import NON_ROLLING_KINDS, WorkloadKind, WorkloadTable, split_api_version
 
 HASH_ANNOTATION = "wavegen.io/config-hash"
 UNHASHED_ANNOTATION = "wavegen.io/unhashed-refs"
@@ -71,8 +78,9 @@ RefState = Literal["present", "key-missing", "missing", "optional-absent", "igno
 HASHED_STATES: frozenset[RefState] = frozenset(("present", "key-missing"))
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedReference:
+class ResolvedReference(NamedTuple):
+    """A reference and what the bundle holds for it (a named tuple: one is built per reference)."""
+
     reference: Reference
     state: RefState
     missing_keys: frozenset[str] = frozenset()  # required keys the object lacks (state "key-missing" or "ignored")
@@ -145,9 +153,11 @@ def _identity(body: Mapping[str, Any], default_namespace: str) -> tuple[str, str
     api_version = body.get("apiVersion")
     kind = body.get("kind")
     metadata = body.get("metadata")
-    metadata = metadata if isinstance(metadata, Mapping) else {}
-    name = metadata.get("name")
-    namespace = metadata.get("namespace")
+    if is_mapping(metadata):
+        name = metadata.get("name")
+        namespace = metadata.get("namespace")
+    else:
+        name = namespace = None
     return (
         api_version if isinstance(api_version, str) else "",
         kind if isinstance(kind, str) else "",
@@ -159,27 +169,27 @@ def _identity(body: Mapping[str, Any], default_namespace: str) -> tuple[str, str
 def _at_path(body: Mapping[str, Any], path: Sequence[str]) -> Mapping[str, Any] | None:
     node: Any = body
     for part in path:
-        if not isinstance(node, Mapping):
+        if not is_mapping(node):
             return None
         node = node.get(part)
-    return node if isinstance(node, Mapping) else None
+    return node if is_mapping(node) else None
 
 
 def _short_ref(key: SourceKey, namespace: str) -> str:
     return f"{key.kind}/{key.name}" if key.namespace == namespace else f"{key.kind}/{key.namespace}/{key.name}"
 
 
-def collect_sources(objects: Sequence[KubeObject], options: Options) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
-    """Every ConfigMap and Secret in the objects, in stored form; invalid ones become error findings.
+def _identities(objects: Sequence[KubeObject], options: Options) -> list[tuple[str, str, str, str]]:
+    namespace = options.namespace
+    return [_identity(obj.body, namespace) for obj in objects]
 
-    A ConfigMap/Secret defined twice keeps its last definition, as ``kubectl
-    apply`` of the bundle would leave it (duplicates are reported by
-    :func:`duplicate_findings`).
-    """
+
+def _collect_sources(
+    objects: Sequence[KubeObject], identities: Sequence[tuple[str, str, str, str]]
+) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
     sources: dict[SourceKey, ConfigSource] = {}
     findings: list[Finding] = []
-    for obj in objects:
-        api_version, kind, namespace, name = _identity(obj.body, options.namespace)
+    for obj, (api_version, kind, namespace, name) in zip(objects, identities, strict=True):
         if api_version != "v1" or kind not in ("ConfigMap", "Secret") or not name:
             continue
         try:
@@ -194,25 +204,30 @@ def collect_sources(objects: Sequence[KubeObject], options: Options) -> tuple[di
     return sources, findings
 
 
+def collect_sources(objects: Sequence[KubeObject], options: Options) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
+    """Every ConfigMap and Secret in the objects, in stored form; invalid ones become error findings.
+
+    A ConfigMap/Secret defined twice keeps its last definition, as ``kubectl
+    apply`` of the bundle would leave it (duplicates are reported by
+    :func:`duplicate_findings`).
+    """
+    return _collect_sources(objects, _identities(objects, options))
+
+
 def _where(obj: KubeObject) -> str:
     return ":".join(str(p) for p in (obj.file or "input", obj.document, obj.line))
 
 
-def duplicate_findings(objects: Sequence[KubeObject], options: Options) -> list[Finding]:
-    """A warning for each object defined again in the bundle (same API group, kind, namespace and name).
-
-    ``kubectl apply`` applies both and the last one wins; for a ConfigMap or
-    Secret the hash uses that last one too. Namespaces default as everywhere
-    else (``options.namespace``); cluster-scoped kinds share that default, which
-    is harmless because they can only collide with themselves.
-    """
+def _duplicate_findings(objects: Sequence[KubeObject], identities: Sequence[tuple[str, str, str, str]]) -> list[Finding]:
     first: dict[tuple[str, str, str, str], KubeObject] = {}
+    groups: dict[str, str] = {}
     findings: list[Finding] = []
-    for obj in objects:
-        api_version, kind, namespace, name = _identity(obj.body, options.namespace)
+    for obj, (api_version, kind, namespace, name) in zip(objects, identities, strict=True):
         if not kind or not name:
             continue
-        group, _ = split_api_version(api_version)
+        group = groups.get(api_version)
+        if group is None:
+            group = groups[api_version] = split_api_version(api_version)[0]
         identity = (group, kind, namespace, name)
         earlier = first.get(identity)
         if earlier is None:
@@ -234,17 +249,29 @@ def duplicate_findings(objects: Sequence[KubeObject], options: Options) -> list[
     return findings
 
 
+def duplicate_findings(objects: Sequence[KubeObject], options: Options) -> list[Finding]:
+    """A warning for each object defined again in the bundle (same API group, kind, namespace and name).
+
+    ``kubectl apply`` applies both and the last one wins; for a ConfigMap or
+    Secret the hash uses that last one too. Namespaces default as everywhere
+    else (``options.namespace``); cluster-scoped kinds share that default, which
+    is harmless because they can only collide with themselves.
+    """
+    return _duplicate_findings(objects, _identities(objects, options))
+
+
 def _template_references(
     template: Mapping[str, Any], path: tuple[str, ...], workload_annotations: Mapping[str, str], namespace: str, options: Options
 ) -> list[Reference]:
     spec = template.get("spec")
-    spec = spec if isinstance(spec, Mapping) else {}
+    if not is_mapping(spec):
+        spec = {}
     spec_field = ".".join((*path, "spec"))
     if options.profile == "wave":
-        from .wave import wave_references
-
         return wave_references(spec, workload_annotations, namespace, spec_field)
-    return pod_spec_references(spec, namespace, spec_field) + extra_references(workload_annotations, namespace)
+    refs = pod_spec_references(spec, namespace, spec_field)
+    extra = extra_references(workload_annotations, namespace)
+    return refs + extra if extra else refs
 
 
 def _pod_needs(template: Mapping[str, Any], path: tuple[str, ...], namespace: str, options: Options) -> dict[str, Reference]:
@@ -256,8 +283,24 @@ def _pod_needs(template: Mapping[str, Any], path: tuple[str, ...], namespace: st
     if options.profile != "wave":
         return {}
     spec = template.get("spec")
-    refs = pod_spec_references(spec if isinstance(spec, Mapping) else {}, namespace, ".".join((*path, "spec")))
+    refs = pod_spec_references(spec if is_mapping(spec) else {}, namespace, ".".join((*path, "spec")))
     return {r.field: r for r in refs if r.keys is not None}
+
+
+_NO_KEYS: frozenset[str] = frozenset()
+_new_tuple = tuple.__new__  # builds a named tuple without its Python-level __new__ (same value)
+
+
+def _absent_keys(need: Reference, source: ConfigSource) -> frozenset[str]:
+    """``absent_required_keys(need, source.key_names())``, without building the key view."""
+    keys = need.keys
+    if need.optional or keys is None:
+        return _NO_KEYS
+    text, binary = source.text_data, source.binary_data
+    for key in keys:
+        if key not in text and key not in binary:
+            return frozenset([k for k in keys if k not in text and k not in binary])
+    return _NO_KEYS
 
 
 def _resolve(
@@ -266,62 +309,131 @@ def _resolve(
     resolved = []
     for ref in refs:
         source = sources.get(ref.source)
-        absent: frozenset[str] = frozenset()
+        absent = _NO_KEYS
         if source is None:
             state: RefState = "optional-absent" if ref.optional else "missing"
         else:
-            need = (needs or {}).get(ref.field, ref)
+            need = needs.get(ref.field, ref) if needs else ref
             if need.keys is not None and need.source == ref.source:  # only a keyed reference can lack a key
-                absent = absent_required_keys(need, source.key_names())
+                absent = _absent_keys(need, source)
             # An ignored object is kept out of the hash, not out of the pod: a key it lacks still stops the pod.
             state = "ignored" if source.ignored else "key-missing" if absent else "present"
-        resolved.append(ResolvedReference(ref, state, absent))
+        resolved.append(_new_tuple(ResolvedReference, (ref, state, absent)))
     return resolved
 
 
-def _template_plan(
-    template: Mapping[str, Any],
-    path: tuple[str, ...],
-    workload_annotations: Mapping[str, str],
-    namespace: str,
-    sources: Mapping[SourceKey, ConfigSource],
-    options: Options,
-) -> TemplatePlan:
-    refs = _template_references(template, path, workload_annotations, namespace, options)
-    resolved = _resolve(refs, sources, _pod_needs(template, path, namespace, options))
-    current = {k: v for k, v in metadata_annotations(template).items() if k in options.owned_annotations}
-    # A missing key changes nothing in the hash: the keys that are there are hashed as before.
-    present = [r.reference for r in resolved if r.state in HASHED_STATES]
-    visible = merge_visible_keys(present)
-    desired: dict[str, str | None] = {}
-    if options.profile == "wave":
-        from .wave import wave_enabled, wave_hash
+def _owned_annotations(template: Mapping[str, Any], owned: tuple[str, ...]) -> dict[str, str]:
+    """The template's string-valued annotations among ``owned``, in the template's order."""
+    metadata = template.get("metadata")
+    annotations = metadata.get("annotations") if is_mapping(metadata) else None
+    if not annotations or not is_mapping(annotations):
+        return {}
+    return {k: v for k, v in annotations.items() if k in owned and isinstance(k, str) and isinstance(v, str)}
 
-        # wave hashes every enabled workload, references or not, and knows
-        # nothing of wavegen.io/ignore: give it every reference as wave sees it.
-        if visible or wave_enabled(workload_annotations):
-            desired[options.hash_annotation] = wave_hash(refs, sources)
-            visible = visible or {}
+
+class _Planner:
+    """Plans workloads against one set of sources; caches what repeats across workloads."""
+
+    __slots__ = ("canonical", "kinds", "options", "owned", "sources", "wave")
+
+    def __init__(self, sources: Mapping[SourceKey, ConfigSource], options: Options) -> None:
+        self.options = options
+        self.sources = sources
+        self.canonical = CanonicalCache()
+        self.owned = options.owned_annotations
+        self.wave = options.profile == "wave"
+        self.kinds: dict[tuple[str, str], WorkloadKind | None] = {}
+
+    def _template_plan(
+        self, template: Mapping[str, Any], path: tuple[str, ...], workload_annotations: Mapping[str, str], namespace: str
+    ) -> TemplatePlan:
+        options = self.options
+        sources = self.sources
+        refs = _template_references(template, path, workload_annotations, namespace, options)
+        resolved = _resolve(refs, sources, _pod_needs(template, path, namespace, options) if self.wave else None)
+        current = _owned_annotations(template, self.owned)
+        # A missing key changes nothing in the hash: the keys that are there are hashed as before.
+        present = [r.reference for r in resolved if r.state in HASHED_STATES]
+        visible = merge_visible_keys(present)
+        desired: dict[str, str | None] = {}
+        if self.wave:
+            # wave hashes every enabled workload, references or not, and knows
+            # nothing of wavegen.io/ignore: give it every reference as wave sees it.
+            if visible or wave_enabled(workload_annotations):
+                desired[options.hash_annotation] = wave_hash(refs, sources)
+            else:
+                desired[options.hash_annotation] = None
+        elif not visible:
+            desired = {k: None for k in self.owned}
         else:
-            desired[options.hash_annotation] = None
-    elif not visible:
-        desired = {k: None for k in options.owned_annotations}
-    else:
-        desired[HASH_ANNOTATION] = config_hash(((sources[k], keys) for k, keys in visible.items()), options.hmac_key)
-        unhashed = sorted(
-            {_short_ref(r.reference.source, namespace) for r in resolved if r.state in ("missing", "optional-absent")}
+            desired[HASH_ANNOTATION] = self.canonical.config_hash(
+                [(sources[k], keys) for k, keys in visible.items()], options.hmac_key
+            )
+            unhashed = sorted(
+                {_short_ref(r.reference.source, namespace) for r in resolved if r.state in ("missing", "optional-absent")}
+            )
+            desired[UNHASHED_ANNOTATION] = ",".join(unhashed) if unhashed else None
+        return TemplatePlan(path, resolved, current, desired, sorted(visible))
+
+    def _lookup(self, group: str, kind: str) -> WorkloadKind | None:
+        try:
+            return self.kinds[group, kind]
+        except KeyError:
+            found = self.kinds[group, kind] = self.options.workloads.lookup(group, kind)
+            return found
+
+    def workload(self, obj: KubeObject, identity: tuple[str, str, str, str]) -> WorkloadPlan | None:
+        api_version, kind, namespace, name = identity
+        group = split_api_version(api_version)[0] if "/" in api_version else ""
+        workload_kind = self._lookup(group, kind)
+        options = self.options
+        body = obj.body
+        if workload_kind is None:
+            reason = NON_ROLLING_KINDS.get((group, kind))
+            if reason is None:
+                return None
+            annotations = metadata_annotations(body)
+            spec_path: tuple[str, ...] = ("spec", "template") if kind == "Job" else ()
+            template = _at_path(body, spec_path) if spec_path else body
+            templates = []
+            if template is not None:
+                refs = _template_references(template, spec_path, annotations, namespace, options)
+                templates.append(TemplatePlan(spec_path, _resolve(refs, self.sources), {}, {}, []))
+            return WorkloadPlan(
+                obj.uid, api_version, kind, namespace, name, "not-rolling", reason, templates, obj.file, obj.document, obj.line
+            )
+        annotations = metadata_annotations(body)
+        status, reason = _selection(annotations, options)
+        templates = []
+        for path in workload_kind.template_paths:
+            template = _at_path(body, path)
+            if template is None:
+                continue
+            plan = self._template_plan(template, path, annotations, namespace)
+            if status is not None:
+                plan.desired = {}
+            templates.append(plan)
+        if status is None:
+            if not templates:
+                status, reason = (
+                    "no-template",
+                    "no pod template at " + " or ".join(".".join(p) for p in workload_kind.template_paths),
+                )
+            elif all(all(v is None for v in t.desired.values()) for t in templates):
+                status, reason = "no-references", "references no ConfigMap or Secret in the bundle"
+            else:
+                status, reason = "annotated", ""
+        return WorkloadPlan(
+            obj.uid, api_version, kind, namespace, name, status, reason, templates, obj.file, obj.document, obj.line
         )
-        desired[UNHASHED_ANNOTATION] = ",".join(unhashed) if unhashed else None
-    return TemplatePlan(path, resolved, current, desired, sorted(visible))
 
 
 def _selection(annotations: Mapping[str, str], options: Options) -> tuple[WorkloadStatus | None, str]:
-    if annotations.get(IGNORE_ANNOTATION, "").lower() == "true":
+    ignore = annotations.get(IGNORE_ANNOTATION)
+    if ignore is not None and ignore.lower() == "true":
         return "ignored", f'{IGNORE_ANNOTATION} is "true"'
     if options.opt_in:
         if options.profile == "wave":
-            from .wave import WAVE_ENABLE_ANNOTATION, wave_enabled
-
             wanted = wave_enabled(annotations)
             key = WAVE_ENABLE_ANNOTATION
         else:
@@ -363,8 +475,6 @@ def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, Config
                 )
             )
     if options.profile == "wave":
-        from .wave import wave_missing_required
-
         for template in workload.templates:
             present = {r.reference.source for r in template.references if r.state != "missing"}
             refs = [r.reference for r in template.references if r.reference.source in present]
@@ -385,49 +495,18 @@ def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, Config
 
 def plan_workload(obj: KubeObject, sources: Mapping[SourceKey, ConfigSource], options: Options) -> WorkloadPlan | None:
     """The plan for one object, or None when it is not a workload at all."""
-    api_version, kind, namespace, name = _identity(obj.body, options.namespace)
-    group, _ = split_api_version(api_version)
-    annotations = metadata_annotations(obj.body)
-    location = {"file": obj.file, "document": obj.document, "line": obj.line}
-    workload_kind = options.workloads.lookup(group, kind)
-    if workload_kind is None:
-        reason = NON_ROLLING_KINDS.get((group, kind))
-        if reason is None:
-            return None
-        spec_path: tuple[str, ...] = ("spec", "template") if kind == "Job" else ()
-        template = _at_path(obj.body, spec_path) if spec_path else obj.body
-        templates = []
-        if template is not None:
-            refs = _template_references(template, spec_path, annotations, namespace, options)
-            templates.append(TemplatePlan(spec_path, _resolve(refs, sources), {}, {}, []))
-        return WorkloadPlan(obj.uid, api_version, kind, namespace, name, "not-rolling", reason, templates, **location)  # type: ignore[arg-type]
-    status, reason = _selection(annotations, options)
-    templates = []
-    for path in workload_kind.template_paths:
-        template = _at_path(obj.body, path)
-        if template is None:
-            continue
-        plan = _template_plan(template, path, annotations, namespace, sources, options)
-        if status is not None:
-            plan.desired = {}
-        templates.append(plan)
-    if status is None:
-        if not templates:
-            status, reason = "no-template", "no pod template at " + " or ".join(".".join(p) for p in workload_kind.template_paths)
-        elif all(all(v is None for v in t.desired.values()) for t in templates):
-            status, reason = "no-references", "references no ConfigMap or Secret in the bundle"
-        else:
-            status, reason = "annotated", ""
-    return WorkloadPlan(obj.uid, api_version, kind, namespace, name, status, reason, templates, **location)  # type: ignore[arg-type]
+    return _Planner(sources, options).workload(obj, _identity(obj.body, options.namespace))
 
 
 def plan(objects: Sequence[KubeObject], options: Options) -> Plan:
     """The whole decision for a bundle: sources, each workload's annotations, findings."""
-    sources, findings = collect_sources(objects, options)
-    findings.extend(duplicate_findings(objects, options))
+    identities = _identities(objects, options)
+    sources, findings = _collect_sources(objects, identities)
+    findings.extend(_duplicate_findings(objects, identities))
+    planner = _Planner(sources, options)
     workloads = []
-    for obj in objects:
-        workload = plan_workload(obj, sources, options)
+    for obj, identity in zip(objects, identities, strict=True):
+        workload = planner.workload(obj, identity)
         if workload is not None:
             workloads.append(workload)
             findings.extend(_missing_findings(workload, sources, options))

@@ -5,22 +5,17 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
-from .model import Reference, SourceKey, SourceKind
+from .model import Reference, SourceKey, SourceKind, is_mapping
 
 EXTRA_CONFIGMAPS = "wavegen.io/extra-configmaps"
 EXTRA_SECRETS = "wavegen.io/extra-secrets"
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+_new_tuple = tuple.__new__
 
 
 def _sequence(value: Any) -> Sequence[Any]:
     return value if isinstance(value, list) else ()
-
-
-def _is_true(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
 def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
@@ -28,83 +23,90 @@ def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
     items = source.get("items")
     if not isinstance(items, list) or not items:
         return None
-    return frozenset(i["key"] for i in items if isinstance(i, Mapping) and isinstance(i.get("key"), str))
+    return frozenset([i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str)])
 
 
-def _ref(
-    kind: SourceKind, namespace: str, name: Any, keys: frozenset[str] | None, optional: Any, field: str
-) -> Iterator[Reference]:
-    if isinstance(name, str) and name:
-        yield Reference(SourceKey(kind, namespace, name), keys, _is_true(optional), field)
+# How a selector limits the keys a reference sees: not at all, by an ``items`` list, or to its one ``key``.
+_ALL, _ITEMS, _KEY = 0, 1, 2
+# (field holding the selector, the kind it names, the selector's name field), in the order they are read.
+_Choices = tuple[tuple[str, SourceKind, str], ...]
+_VOLUME: _Choices = (("configMap", "ConfigMap", "name"), ("secret", "Secret", "secretName"))
+_PROJECTION: _Choices = (("configMap", "ConfigMap", "name"), ("secret", "Secret", "name"))
+_ENV_FROM: _Choices = (("configMapRef", "ConfigMap", "name"), ("secretRef", "Secret", "name"))
+_KEY_REF: _Choices = (("configMapKeyRef", "ConfigMap", "name"), ("secretKeyRef", "Secret", "name"))
 
 
-def _volume_refs(volumes: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+def _selectors(
+    refs: list[Reference],
+    holder: Mapping[str, Any],
+    choices: _Choices,
+    how: int,
+    namespace: str,
+    where: str,
+    index: int,
+    tail: str,
+) -> None:
+    """Append a reference for each selector of ``choices`` in ``holder`` that names an object.
+
+    The field of each is ``<where>[<index>]<tail>.<selector field>``, built only for a reference.
+    """
+    for attr, kind, name_attr in choices:
+        if attr not in holder:
+            continue
+        selector = holder[attr]
+        if not is_mapping(selector):
+            continue
+        keys: frozenset[str] | None = None
+        if how == _KEY:
+            key = selector.get("key")
+            if not isinstance(key, str):
+                continue
+            keys = frozenset((key,))
+        elif how == _ITEMS and "items" in selector:
+            keys = _items_keys(selector)
+        name = selector.get(name_attr)
+        if isinstance(name, str) and name:
+            optional = selector.get("optional")
+            optional = optional is True or (isinstance(optional, str) and optional.lower() == "true")
+            # tuple.__new__ builds the named tuples without their Python-level __new__ (same values).
+            source = _new_tuple(SourceKey, (kind, namespace, name))
+            refs.append(_new_tuple(Reference, (source, keys, optional, f"{where}[{index}]{tail}.{attr}")))
+
+
+def _volume_refs(refs: list[Reference], volumes: Sequence[Any], namespace: str, base: str) -> None:
+    where = f"{base}.volumes"
     for vi, volume in enumerate(volumes):
-        volume = _mapping(volume)
-        field = f"{base}.volumes[{vi}]"
-        cm = volume.get("configMap")
-        if isinstance(cm, Mapping):
-            yield from _ref("ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{field}.configMap")
-        secret = volume.get("secret")
-        if isinstance(secret, Mapping):
-            yield from _ref(
-                "Secret", namespace, secret.get("secretName"), _items_keys(secret), secret.get("optional"), f"{field}.secret"
-            )
-        projected = volume.get("projected")
-        if isinstance(projected, Mapping):
-            for si, projection in enumerate(_sequence(projected.get("sources"))):
-                projection = _mapping(projection)
-                pfield = f"{field}.projected.sources[{si}]"
-                cm = projection.get("configMap")
-                if isinstance(cm, Mapping):
-                    yield from _ref(
-                        "ConfigMap", namespace, cm.get("name"), _items_keys(cm), cm.get("optional"), f"{pfield}.configMap"
-                    )
-                secret = projection.get("secret")
-                if isinstance(secret, Mapping):
-                    yield from _ref(
-                        "Secret", namespace, secret.get("name"), _items_keys(secret), secret.get("optional"), f"{pfield}.secret"
-                    )
+        if not is_mapping(volume):
+            continue
+        _selectors(refs, volume, _VOLUME, _ITEMS, namespace, where, vi, "")
+        if "projected" in volume:
+            projected = volume["projected"]
+            if is_mapping(projected):
+                sources = projected.get("sources")
+                pwhere = f"{where}[{vi}].projected.sources"
+                for si, projection in enumerate(sources if isinstance(sources, list) else ()):
+                    if is_mapping(projection):
+                        _selectors(refs, projection, _PROJECTION, _ITEMS, namespace, pwhere, si, "")
 
 
-def _container_refs(containers: Sequence[Any], namespace: str, base: str) -> Iterator[Reference]:
+def _container_refs(refs: list[Reference], containers: Sequence[Any], namespace: str, base: str) -> None:
     for ci, container in enumerate(containers):
-        container = _mapping(container)
-        cfield = f"{base}[{ci}]"
-        for ei, env_from in enumerate(_sequence(container.get("envFrom"))):
-            env_from = _mapping(env_from)
-            cm = env_from.get("configMapRef")
-            if isinstance(cm, Mapping):
-                yield from _ref(
-                    "ConfigMap", namespace, cm.get("name"), None, cm.get("optional"), f"{cfield}.envFrom[{ei}].configMapRef"
-                )
-            secret = env_from.get("secretRef")
-            if isinstance(secret, Mapping):
-                yield from _ref(
-                    "Secret", namespace, secret.get("name"), None, secret.get("optional"), f"{cfield}.envFrom[{ei}].secretRef"
-                )
-        for ei, env in enumerate(_sequence(container.get("env"))):
-            value_from = _mapping(_mapping(env).get("valueFrom"))
-            cm = value_from.get("configMapKeyRef")
-            if isinstance(cm, Mapping) and isinstance(cm.get("key"), str):
-                yield from _ref(
-                    "ConfigMap",
-                    namespace,
-                    cm.get("name"),
-                    frozenset((cm["key"],)),
-                    cm.get("optional"),
-                    f"{cfield}.env[{ei}].valueFrom.configMapKeyRef",
-                )
-            secret = value_from.get("secretKeyRef")
-            if isinstance(secret, Mapping) and isinstance(secret.get("key"), str):
-                yield from _ref(
-                    "Secret",
-                    namespace,
-                    secret.get("name"),
-                    frozenset((secret["key"],)),
-                    secret.get("optional"),
-                    f"{cfield}.env[{ei}].valueFrom.secretKeyRef",
-                )
+        if not is_mapping(container):
+            continue
+        env_froms = container.get("envFrom")
+        envs = container.get("env")
+        if isinstance(env_froms, list) and env_froms:
+            where = f"{base}[{ci}].envFrom"
+            for ei, env_from in enumerate(env_froms):
+                if is_mapping(env_from):
+                    _selectors(refs, env_from, _ENV_FROM, _ALL, namespace, where, ei, "")
+        if isinstance(envs, list) and envs:
+            where = f"{base}[{ci}].env"
+            for ei, env in enumerate(envs):
+                if is_mapping(env) and "valueFrom" in env:
+                    value_from = env["valueFrom"]
+                    if is_mapping(value_from):
+                        _selectors(refs, value_from, _KEY_REF, _KEY, namespace, where, ei, ".valueFrom")
 
 
 def _extra_refs(annotations: Mapping[str, str], annotation: str, kind: SourceKind, namespace: str) -> Iterator[Reference]:
@@ -123,9 +125,14 @@ def _extra_refs(annotations: Mapping[str, str], annotation: str, kind: SourceKin
 
 def pod_spec_references(pod_spec: Mapping[str, Any], namespace: str, spec_field: str) -> list[Reference]:
     """Every ConfigMap/Secret reference of one pod spec, in document order."""
-    refs = list(_volume_refs(_sequence(pod_spec.get("volumes")), namespace, spec_field))
-    refs.extend(_container_refs(_sequence(pod_spec.get("initContainers")), namespace, f"{spec_field}.initContainers"))
-    refs.extend(_container_refs(_sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers"))
+    refs: list[Reference] = []
+    volumes = pod_spec.get("volumes")
+    if volumes is not None:
+        _volume_refs(refs, _sequence(volumes), namespace, spec_field)
+    init_containers = pod_spec.get("initContainers")
+    if init_containers is not None:
+        _container_refs(refs, _sequence(init_containers), namespace, f"{spec_field}.initContainers")
+    _container_refs(refs, _sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers")
     return refs
 
 
@@ -133,6 +140,8 @@ def extra_references(
     annotations: Mapping[str, str], namespace: str, configmaps_key: str = EXTRA_CONFIGMAPS, secrets_key: str = EXTRA_SECRETS
 ) -> list[Reference]:
     """Explicit extra dependencies declared in workload annotations (``name`` or ``namespace/name``)."""
+    if configmaps_key not in annotations and secrets_key not in annotations:
+        return []
     refs = list(_extra_refs(annotations, configmaps_key, "ConfigMap", namespace))
     refs.extend(_extra_refs(annotations, secrets_key, "Secret", namespace))
     return refs

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import WavegenError
-from .model import ConfigSource, SourceKey, SourceKind
+from .model import ConfigSource, SourceKey, SourceKind, is_mapping
 
 IGNORE_ANNOTATION = "wavegen.io/ignore"
 
@@ -25,28 +24,33 @@ def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str
     value = body.get(field)
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if not is_mapping(value):
         raise SourceError(f"{what}: '{field}' must be a mapping of key to string", field)
     out: dict[str, str] = {}
     for key, item in value.items():
         if not isinstance(key, str):
             raise SourceError(f"{what}: '{field}' has a non-string key", field)
-        if item is None:
-            item = ""
         if not isinstance(item, str):
-            raise SourceError(
-                f"{what}: '{field}.{key}' is not a string (the API server rejects it; quote the value)", f"{field}.{key}"
-            )
+            if item is not None:
+                raise SourceError(
+                    f"{what}: '{field}.{key}' is not a string (the API server rejects it; quote the value)", f"{field}.{key}"
+                )
+            item = ""
         out[key] = item
     return out
 
 
 def _decode_map(raw: Mapping[str, str], field: str, what: str) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
+    if not raw:
+        return out
     for key, text in raw.items():
         try:
             # The API server decodes with Go's StdEncoding, which skips CR and LF.
-            out[key] = base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True)
+            if "\n" in text or "\r" in text:
+                text = text.replace("\n", "").replace("\r", "")
+            # What base64.b64decode(text, validate=True) does, without its Python-level wrapper.
+            out[key] = binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
         except (binascii.Error, ValueError):
             # Never echo the value: it may be a secret.
             raise SourceError(f"{what}: '{field}.{key}' is not valid base64", f"{field}.{key}") from None
@@ -56,8 +60,8 @@ def _decode_map(raw: Mapping[str, str], field: str, what: str) -> dict[str, byte
 def metadata_annotations(body: Mapping[str, Any]) -> dict[str, str]:
     """String-valued annotations of an object's metadata (others are ignored)."""
     metadata = body.get("metadata")
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    if not isinstance(annotations, Mapping):
+    annotations = metadata.get("annotations") if is_mapping(metadata) else None
+    if not annotations or not is_mapping(annotations):
         return {}
     return {k: v for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str)}
 
@@ -71,11 +75,12 @@ def config_source(kind: SourceKind, namespace: str, name: str, body: Mapping[str
     if kind == "ConfigMap":
         text_data = _string_map(body, "data", what)
         binary = _decode_map(_string_map(body, "binaryData", what), "binaryData", what)
-        overlap = sorted(set(text_data) & set(binary))
+        overlap = sorted(set(text_data) & set(binary)) if binary else None
         if overlap:
             raise SourceError(f"{what}: key '{overlap[0]}' is in both data and binaryData", f"binaryData.{overlap[0]}")
         return ConfigSource(key, text_data, binary, annotations, ignored)
     data = _decode_map(_string_map(body, "data", what), "data", what)
-    for string_key, text in _string_map(body, "stringData", what).items():
-        data[string_key] = text.encode("utf-8")
+    if body.get("stringData") is not None:
+        for string_key, text in _string_map(body, "stringData", what).items():
+            data[string_key] = text.encode("utf-8")
     return ConfigSource(key, {}, data, annotations, ignored)

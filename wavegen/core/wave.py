@@ -6,7 +6,7 @@ import base64
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind
+from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind, is_mapping
 
 # Annotation on the workload's own metadata that opts it in; wave acts only on the exact value "true".
 WAVE_ENABLE_ANNOTATION = "wave.pusher.com/update-on-config-change"
@@ -43,8 +43,11 @@ def wave_enabled(workload_annotations: Mapping[str, str]) -> bool:
 # --------------------------------------------------------------------------- discovery
 
 
+_EMPTY: Mapping[str, Any] = {}
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if is_mapping(value) else _EMPTY
 
 
 def _items(value: Any) -> list[Any]:
