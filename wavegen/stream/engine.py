@@ -15,7 +15,7 @@ from ..core.model import Finding, Severity
 from ..core.plan import KubeObject, Options, Plan, plan
 from ..errors import WavegenError
 from . import fallback, fastparse
-from .nodes import compose, iter_list_items, line_of, node_at, to_python, validate_piece, yaml_error
+from .nodes import compose, iter_list_items, line_of, node_at, stream_is_valid, to_python, validate_piece, yaml_error
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 
@@ -46,6 +46,7 @@ class _ParsedFile:
     source: InputDocument
     bom: str
     pieces: list[Piece]
+    syntax_checked: bool = False  # libyaml accepted the whole stream at once
     docs: dict[int, DocumentText] = field(default_factory=dict)
     aliased: set[int] = field(default_factory=set)
 
@@ -127,7 +128,7 @@ class Engine:
             if kind in self.relevant_kinds and kind != "List" and not named:
                 raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
 
-    def _read_fast(self, text: str) -> tuple[dict[Any, Any], int] | None:
+    def _read_fast(self, text: str, syntax_checked: bool) -> tuple[dict[Any, Any], int] | None:
         """A relevant document's value without a node tree, when the subset reader can give it.
 
         libyaml's raw parse checks the syntax first, exactly as for documents passed
@@ -135,7 +136,7 @@ class Engine:
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
-        validate_piece(text)
+        validate_piece(text, syntax_checked=syntax_checked)
         fast = fastparse.parse(text)
         if fast is None:
             return None
@@ -157,6 +158,8 @@ class Engine:
         file_index = len(self.files)
         parsed = _ParsedFile(source, bom, pieces)
         self.files.append(parsed)
+        if self.fast and len(pieces) > 1 and all(len(piece.text) <= MAX_DOCUMENT_CHARS for piece in pieces):
+            parsed.syntax_checked = stream_is_valid(text)
         for piece_index, piece in enumerate(pieces):
             self._add_piece(parsed, file_index, piece_index, piece)
 
@@ -171,9 +174,9 @@ class Engine:
             )
         try:
             if not self._relevant(piece):
-                validate_piece(piece.text)
+                validate_piece(piece.text, syntax_checked=parsed.syntax_checked)
                 return
-            fast = self._read_fast(piece.text) if self.fast else None
+            fast = self._read_fast(piece.text, parsed.syntax_checked) if self.fast else None
             if fast is not None:
                 self._append_object(fast[0], fast[1], file_index, piece_index, None)
                 return

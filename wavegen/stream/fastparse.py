@@ -63,153 +63,160 @@ def _key(value: str) -> str:
     return value
 
 
-class _Reader:
-    __slots__ = ("contents", "count", "lines")
+def _inline(lines: list[str], rest: str, i: int, indent: int) -> tuple[Any, int]:
+    """A value starting on line i after a key or dash; ``indent`` is the owning block's column."""
+    first = rest[0]
+    if first == '"':
+        match = _DOUBLE.fullmatch(rest)
+        if match is None:
+            raise _Bail
+        return match.group(1), i + 1
+    if first == "'":
+        match = _SINGLE.fullmatch(rest)
+        if match is None:
+            raise _Bail
+        return match.group(1).replace("''", "'"), i + 1
+    if first == "|":
+        return _literal(lines, rest, i, indent)
+    stripped = rest.rstrip(" ")
+    if stripped == "{}":
+        return {}, i + 1
+    if stripped == "[]":
+        return [], i + 1
+    if first in _NOT_PLAIN_START or ": " in rest or " #" in rest or stripped[-1] == ":":
+        raise _Bail
+    return _resolve_plain(stripped), i + 1
 
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.contents = [line.lstrip(" ") for line in lines]
-        self.count = len(lines)
 
-    def next_content(self, i: int) -> int:
-        contents = self.contents
-        count = self.count
-        while i < count:
-            content = contents[i]
-            if content and content[0] != "#":
-                return i
-            i += 1
-        return i
-
-    def entry(self, i: int) -> tuple[int, int, str]:
-        """The next content line at or after i: its index, column and text from that column (column -1 at the end)."""
-        contents = self.contents
-        count = self.count
-        while i < count:
-            content = contents[i]
-            if content and content[0] != "#":
-                return i, len(self.lines[i]) - len(content), content
-            i += 1
-        return i, -1, ""
-
-    def mapping(self, i: int, indent: int, first: str | None) -> tuple[dict[Any, Any], int]:
-        """A block mapping whose keys sit at column ``indent``; ``first`` is line i's text from that column."""
-        result: dict[Any, Any] = {}
-        content = first
-        while True:
-            if content is None:
-                i, column, content = self.entry(i)
-                if column < indent:
-                    return result, i
-                if column > indent:
-                    raise _Bail
-            match = _KEY.match(content)
-            if match is None:
-                raise _Bail
-            key = _key(match.group(1))
-            if key in result:
-                raise _Bail  # the reference path reports the duplicate, with its line
-            rest = content[match.end() :]
-            if rest:
-                result[key], i = self.inline(rest, i, indent)
-            else:
-                result[key], i = self.nested(i, indent)
-            content = None
-
-    def sequence(self, i: int, indent: int) -> tuple[list[Any], int]:
-        """A block sequence whose dashes sit at column ``indent``."""
-        result: list[Any] = []
-        while True:
-            i, column, content = self.entry(i)
-            if column < indent or (column == indent and not content.startswith("- ")):
-                return result, i
-            if column > indent:
-                raise _Bail
-            after = content[2:]
-            item = after.lstrip(" ")
-            if not item or item[0] == "-":
-                raise _Bail
-            item_column = indent + 2 + len(after) - len(item)
-            if _KEY.match(item):
-                value, i = self.mapping(i, item_column, item)
-            else:
-                value, i = self.inline(item, i, indent)
-            result.append(value)
-
-    def nested(self, i: int, indent: int) -> tuple[Any, int]:
-        """The value of ``key:`` with nothing after it: a nested block, or null."""
-        j = self.next_content(i + 1)
-        if j >= self.count:
-            return None, i + 1
-        line = self.lines[j]
+def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
+    """A ``|`` or ``|-`` block scalar whose content lines follow line i."""
+    header = header.rstrip(" ")
+    if header not in ("|", "|-"):
+        raise _Bail
+    count = len(lines)
+    j = i + 1
+    if j >= count or not lines[j]:
+        raise _Bail  # leading empty lines change indentation detection; keep to the plain case
+    first = lines[j]
+    block = len(first) - len(first.lstrip(" "))
+    if block <= indent or not first.strip(" "):
+        raise _Bail
+    body: list[str] = []
+    end = j  # one past the last content line
+    while j < count:
+        line = lines[j]
+        if not line:
+            body.append("")
+            j += 1
+            continue
         content = line.lstrip(" ")
         column = len(line) - len(content)
-        is_dash = content.startswith("- ")
-        if column > indent:
-            return self.sequence(j, column) if is_dash else self.mapping(j, column, content)
-        if column == indent and is_dash:  # a sequence may sit at its key's column
-            return self.sequence(j, column)
-        return None, i + 1
-
-    def inline(self, rest: str, i: int, indent: int) -> tuple[Any, int]:
-        """A value starting on line i after a key or dash; ``indent`` is the owning block's column."""
-        first = rest[0]
-        if first == '"':
-            match = _DOUBLE.fullmatch(rest)
-            if match is None:
+        if not content:
+            raise _Bail  # whitespace-only lines have their own folding rules
+        if column < block:
+            if column > indent:
                 raise _Bail
-            return match.group(1), i + 1
-        if first == "'":
-            match = _SINGLE.fullmatch(rest)
-            if match is None:
-                raise _Bail
-            return match.group(1).replace("''", "'"), i + 1
-        if first == "|":
-            return self.literal(rest, i, indent)
-        stripped = rest.rstrip(" ")
-        if stripped == "{}":
-            return {}, i + 1
-        if stripped == "[]":
-            return [], i + 1
-        if first in _NOT_PLAIN_START or ": " in rest or " #" in rest or stripped.endswith(":"):
-            raise _Bail
-        return _resolve_plain(stripped), i + 1
+            break
+        body.append(line[block:])
+        j += 1
+        end = j
+    del body[end - (i + 1) :]
+    text = "\n".join(body)
+    return (text + "\n" if header == "|" else text), end
 
-    def literal(self, header: str, i: int, indent: int) -> tuple[str, int]:
-        """A ``|`` or ``|-`` block scalar whose content lines follow line i."""
-        header = header.rstrip(" ")
-        if header not in ("|", "|-"):
+
+# One row per line: indentation, "-" and the spaces after it, a plain key, and the rest.
+# Consuming each line break (rather than ^...$ under re.M) keeps the scan fast and gives exactly one row per line.
+_ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|(?=\n)))?([^\n]*+)\n")
+# Plain values repeat across documents ("1", "app", "true"); resolving each only once saves regex work.
+_PLAIN: dict[str, Any] = {}
+
+
+def _plain(value: str) -> Any:
+    try:
+        return _PLAIN[value]
+    except KeyError:
+        resolved = _resolve_plain(value)
+        if len(_PLAIN) < 8192:  # bounded: values come from untrusted input
+            _PLAIN[value] = resolved
+        return resolved
+
+
+def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
+    """The root block mapping of a document, read row by row with an explicit stack."""
+    rows = _ROW.findall(text)
+    count = len(lines)
+    root: dict[Any, Any] = {}
+    root_line = -1
+    # One frame per open block collection: its column, the collection, and whether it is a sequence.
+    columns = [0]
+    blocks: list[Any] = [root]
+    sequences = [False]
+    pending: dict[Any, Any] | None = None  # the mapping whose last key ("key:") awaits a nested value
+    pending_key: Any = None
+    pending_column = 0
+    while i < count:
+        spaces, dash, key, rest = rows[i]
+        if not (dash or key) and (not rest or rest[0] == "#"):
+            i += 1
+            continue
+        column = len(spaces)
+        if root_line < 0:
+            if column:
+                raise _Bail
+            root_line = i
+        if pending is not None:
+            if column > pending_column or (column == pending_column and dash):
+                # The value of "key:" is the block starting here (a sequence may sit at its key's column).
+                nested: Any = [] if dash else {}
+                pending[pending_key] = nested
+                columns.append(column)
+                blocks.append(nested)
+                sequences.append(bool(dash))
+            pending = None
+        top = columns[-1]
+        while top > column or (top == column and not dash and sequences[-1]):
+            columns.pop()
+            blocks.pop()
+            sequences.pop()
+            top = columns[-1]
+        if top != column:
             raise _Bail
-        lines = self.lines
-        j = i + 1
-        if j >= self.count or not lines[j]:
-            raise _Bail  # leading empty lines change indentation detection; keep to the plain case
-        first = lines[j]
-        block = len(first) - len(first.lstrip(" "))
-        if block <= indent or not first.strip(" "):
-            raise _Bail
-        body: list[str] = []
-        end = j  # one past the last content line
-        while j < self.count:
-            line = lines[j]
-            if not line:
-                body.append("")
-                j += 1
-                continue
-            content = line.lstrip(" ")
-            column = len(line) - len(content)
-            if not content:
-                raise _Bail  # whitespace-only lines have their own folding rules
-            if column < block:
-                if column > indent:
+        block = blocks[-1]
+        if sequences[-1]:
+            if not key:
+                if not rest or rest[0] == "-":
                     raise _Bail
-                break
-            body.append(line[block:])
-            j += 1
-            end = j
-        del body[end - (i + 1) :]
-        text = "\n".join(body)
-        return (text + "\n" if header == "|" else text), end
+                value, i = _inline(lines, rest, i, column)
+                block.append(value)
+                continue
+            # "- key: ..." opens a mapping at the item's column.
+            column += 1 + len(dash)
+            mapping: dict[Any, Any] = {}
+            block.append(mapping)
+            columns.append(column)
+            blocks.append(mapping)
+            sequences.append(False)
+            block = mapping
+        elif dash or not key:
+            raise _Bail
+        key = _key(key)
+        if key in block:
+            raise _Bail  # the reference path reports the duplicate, with its line
+        if not rest:
+            block[key] = None  # stays null unless a deeper block follows
+            pending = block
+            pending_key = key
+            pending_column = column
+            i += 1
+        elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+            block[key] = _plain(rest)
+            i += 1
+        else:
+            block[key], i = _inline(lines, rest, i, column)
+    if root_line < 0:
+        raise _Bail
+    return root, root_line
 
 
 def parse(text: str) -> tuple[dict[Any, Any], int] | None:
@@ -218,17 +225,8 @@ def parse(text: str) -> tuple[dict[Any, Any], int] | None:
         return None
     lines = text.split("\n")
     lines.pop()  # the empty string after the final line break
-    reader = _Reader(lines)
-    start = 0
-    if lines and (lines[0] == "---" or lines[0].startswith("--- #")):
-        start = 1
-    start = reader.next_content(start)
-    if start >= reader.count or lines[start][0] == " ":
-        return None
+    start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        value, end = reader.mapping(start, 0, None)
-    except (_Bail, RecursionError):
+        return _read(text, lines, start)
+    except _Bail:
         return None
-    if reader.next_content(end) < reader.count:
-        return None
-    return value, start

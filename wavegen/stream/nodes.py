@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -36,12 +37,18 @@ MAX_EXPANDED_NODES = 1_000_000
 # nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
 # recursion limit, and libyaml's flow-level bookkeeping is quadratic in the depth.
 MAX_DEPTH = 128
-# Cheap bounds first: a document with at most this many flow openers and no line whose
-# indentation/indicator prefix is this long cannot nest deeper than MAX_DEPTH.
-_SHALLOW = MAX_DEPTH // 2 - 2
-# "\n" as a literal prefix instead of "^" with re.M: several times faster to scan.
-_DEEP_LINE = re.compile(f"\n[ \t?:-]{{{_SHALLOW}}}")
-_DEEP_FIRST_LINE = re.compile(f"[ \t?:-]{{{_SHALLOW}}}")
+# Cheap bound first: every block level needs at least one more character of a line's
+# indentation/indicator prefix, every flow level one "[" or "{", and the root and a sequence
+# sharing its key's column add two; a document whose longest such prefix plus its flow
+# openers stays below this cannot nest deeper than MAX_DEPTH, so it is never walked.
+_PREFIX_BUDGET = MAX_DEPTH - 4
+
+
+@functools.lru_cache(maxsize=None)
+def _deep_line(prefix: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns for a line (later, or the first) whose prefix is at least ``prefix`` characters."""
+    # "\n" as a literal prefix instead of "^" with re.M: several times faster to scan.
+    return re.compile(f"\n[ \t?:-]{{{prefix}}}"), re.compile(f"[ \t?:-]{{{prefix}}}")
 
 
 def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "") -> WavegenError:
@@ -66,9 +73,11 @@ def check_depth(text: str) -> None:
     Costs two C-speed scans for ordinary documents; only documents that might be deep
     are walked event by event, and that walk stops at the first level too many.
     """
-    shallow_lines = not _DEEP_LINE.search(text) and not _DEEP_FIRST_LINE.match(text)
-    if text.count("[") + text.count("{") <= _SHALLOW and shallow_lines:
-        return
+    prefix = _PREFIX_BUDGET - text.count("[") - text.count("{")
+    if prefix > 0:
+        later, first = _deep_line(prefix)
+        if not later.search(text) and not first.match(text):
+            return
     next_event: Callable[[], Any] = (
         _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
     )
@@ -88,14 +97,44 @@ def check_depth(text: str) -> None:
             return
 
 
-def validate_piece(text: str) -> None:
-    """Syntax-check one document we do not otherwise parse (raises yaml.YAMLError)."""
+def validate_piece(text: str, *, syntax_checked: bool = False) -> None:
+    """Syntax-check one document we do not otherwise parse (raises yaml.YAMLError).
+
+    ``syntax_checked``: libyaml already accepted the whole stream (see
+    :func:`stream_is_valid`), so only the depth limit is left to check.
+    """
     check_depth(text)
+    if syntax_checked:
+        return
     if HAVE_LIBYAML:
         _CParser(text).raw_parse()
     else:  # pragma: no cover
         for _ in yaml.parse(text, Loader=_Loader):
             pass
+
+
+# Directives and "..." end markers make a document's meaning depend on where the stream
+# is cut; a BOM may restart a stream. With none of them, libyaml accepting the stream
+# means it accepts every "---"-separated piece alone.
+_CONTEXT_SENSITIVE = ("\n%", "\n...", "\ufeff")
+
+
+def stream_is_valid(text: str) -> bool:
+    """Whether libyaml accepts the whole stream in one C pass (False: check piece by piece).
+
+    Creating a parser per document costs more than parsing a small one, so a
+    stream of many small documents is checked at once; errors are still found
+    and worded per piece by the caller, exactly as without this shortcut.
+    """
+    if not HAVE_LIBYAML:  # pragma: no cover - PyYAML built without libyaml
+        return False
+    if text.startswith(("%", "...")) or any(marker in text for marker in _CONTEXT_SENSITIVE):
+        return False
+    try:
+        _CParser(text).raw_parse()
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 SEQ_TAG = "tag:yaml.org,2002:seq"
