@@ -1,11 +1,11 @@
-"""Builds plain values for common block-style documents without libyaml's node tree (a strict subset, else None).
+"""Reads common block-style documents without libyaml: a strict subset of YAML, else None.
 
-The caller has already syntax-checked the document with libyaml's raw parse, so this
-module never decides whether YAML is valid: it only reads documents written in a
-narrow, unambiguous subset (block mappings and sequences, one-line plain or quoted
-scalars, ``|``/``|-`` literals, ``{}``/``[]``) and returns None for anything else,
-which then goes through the reference composer. Scalars resolve through the same
-tables as the reference path, so both give identical values.
+Every document this reader accepts is one libyaml accepts too, with the same value: it
+takes only block mappings and sequences, one-line plain or quoted scalars, ``|``/``|-``
+literals and ``{}``/``[]``, checks indentation as it goes, and returns None for anything
+else (tabs, escapes, anchors, flow collections, directives, unprintable characters...),
+which then goes through libyaml. Scalars resolve through the same tables as the
+reference path. The differential tests hold both paths to identical results.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from yaml.error import Mark
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
 from ..core.model import TypedScalar
-from .nodes import BOOL_TAG, NULL_TAG, STR_TAG, _LeanResolveLoader
+from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
@@ -27,6 +30,12 @@ _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
 # Anything that could make the text mean more than this reader understands: tabs, escapes,
 # other line breaks, a BOM, directives and markers past the first line (tested with `in`: C speed).
 _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
+
+
+# Characters libyaml's reader refuses (it allows TAB, LF, CR, NEL and the printable ranges below).
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
+_MAX_KEY = 1000
 
 
 class _Bail(Exception):
@@ -48,18 +57,16 @@ def _resolves_to_str(value: str) -> bool:
     return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()))
 
 
-# Keys repeat across documents (name, metadata, ...); resolving each only once saves a regex per key.
-_STR_KEYS: dict[str, bool] = {}
+# Keys repeat across documents (name, metadata, ...): each is resolved once, and every
+# document shares one string object per key (less memory than one per occurrence).
+_KEYS: dict[str, str] = {}
 
 
-def _key(value: str) -> str:
-    known = _STR_KEYS.get(value)
-    if known is None:
-        known = _resolves_to_str(value)
-        if len(_STR_KEYS) < 4096:  # bounded: keys come from untrusted input
-            _STR_KEYS[value] = known
-    if not known:
+def _new_key(value: str) -> str:
+    if len(value) > _MAX_KEY or not _resolves_to_str(value):
         raise _Bail
+    if len(_KEYS) < 4096:  # bounded: keys come from untrusted input
+        _KEYS[value] = value
     return value
 
 
@@ -132,20 +139,22 @@ _ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|
 _PLAIN: dict[str, Any] = {}
 
 
-def _plain(value: str) -> Any:
-    try:
-        return _PLAIN[value]
-    except KeyError:
-        resolved = _resolve_plain(value)
-        if len(_PLAIN) < 8192:  # bounded: values come from untrusted input
-            _PLAIN[value] = resolved
-        return resolved
+_UNSEEN = object()
+
+
+def _new_plain(value: str) -> Any:
+    resolved = _resolve_plain(value)
+    if len(_PLAIN) < 8192:  # bounded: values come from untrusted input
+        _PLAIN[value] = resolved
+    return resolved
 
 
 def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
     """The root block mapping of a document, read row by row with an explicit stack."""
     rows = _ROW.findall(text)
     count = len(lines)
+    keys = _KEYS
+    plains = _PLAIN
     root: dict[Any, Any] = {}
     root_line = -1
     # One frame per open block collection: its column, the collection, and whether it is a sequence.
@@ -200,7 +209,7 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
             block = mapping
         elif dash or not key:
             raise _Bail
-        key = _key(key)
+        key = keys.get(key) or _new_key(key)
         if key in block:
             raise _Bail  # the reference path reports the duplicate, with its line
         if not rest:
@@ -210,7 +219,8 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
             pending_column = column
             i += 1
         elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
-            block[key] = _plain(rest)
+            value = plains.get(rest, _UNSEEN)
+            block[key] = _new_plain(rest) if value is _UNSEEN else value
             i += 1
         else:
             block[key], i = _inline(lines, rest, i, column)
@@ -223,6 +233,8 @@ def parse(text: str) -> tuple[dict[Any, Any], int] | None:
     """The value of a block-mapping document and its root's 0-based line, or None outside the subset."""
     if not text.endswith("\n") or text.startswith("%") or any(part in text for part in _UNREAD):
         return None
+    if _NOT_PRINTABLE.search(text):
+        return None
     lines = text.split("\n")
     lines.pop()  # the empty string after the final line break
     start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
@@ -230,3 +242,147 @@ def parse(text: str) -> tuple[dict[Any, Any], int] | None:
         return _read(text, lines, start)
     except _Bail:
         return None
+
+
+# Pod-template nodes for the splicer, from rows instead of libyaml (see template_node).
+_Wanted = dict[str, "_Wanted"]
+# Down to the annotations: what template_edits reads in full; other values get shallow nodes.
+TEMPLATE_PARTS: _Wanted = {"metadata": {"annotations": {}}}
+
+
+def _mark(line: int, column: int) -> Mark:
+    return Mark("", 0, line, column, None, 0)
+
+
+def _is_content(row: tuple[str, str, str, str]) -> bool:
+    return bool(row[1] or row[2]) or (bool(row[3]) and row[3][0] != "#")
+
+
+def _next_content(rows: list[tuple[str, str, str, str]], i: int) -> int:
+    count = len(rows)
+    while i < count and not _is_content(rows[i]):
+        i += 1
+    return i
+
+
+class _NodeBuilder:
+    """Builds libyaml-equivalent nodes for parts of a document the subset reader accepted."""
+
+    __slots__ = ("lines", "rows")
+
+    def __init__(self, lines: list[str], rows: list[tuple[str, str, str, str]]) -> None:
+        self.lines = lines
+        self.rows = rows
+
+    def find(self, i: int, column: int, wanted: str) -> int:
+        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
+        rows = self.rows
+        count = len(rows)
+        while i < count:
+            spaces, dash, key, rest = rows[i]
+            if dash or key or (rest and rest[0] != "#"):
+                indent = len(spaces)
+                if indent < column:
+                    return -1
+                if indent == column and not dash:
+                    if key == wanted:
+                        return i
+                    if not key:
+                        return -1
+            i += 1
+        return -1
+
+    def nested_start(self, i: int, column: int) -> tuple[int, int, bool] | None:
+        """Where the block value of "key:" on row i starts: row, column and whether it is a sequence."""
+        j = _next_content(self.rows, i + 1)
+        if j >= len(self.rows):
+            return None
+        spaces, dash, _, _ = self.rows[j]
+        indent = len(spaces)
+        if indent > column or (indent == column and dash):
+            return j, indent, bool(dash)
+        return None
+
+    def value(self, i: int, column: int, key: str, wanted: _Wanted | None) -> Node:
+        """The value node of the key on row i (in a block mapping at ``column``)."""
+        rest = self.rows[i][3]
+        line = self.lines[i]
+        if not rest:
+            nested = self.nested_start(i, column)
+            if nested is None:
+                # libyaml places an empty value right after the ':' indicator.
+                colon = _mark(i, column + len(key) + 1)
+                return ScalarNode(NULL_TAG, "", colon, colon)
+            j, indent, is_sequence = nested
+            if is_sequence:
+                return SequenceNode(SEQ_TAG, [], _mark(j, indent), _mark(j + 1, 0), flow_style=False)
+            return self.mapping(j, indent, wanted)
+        start = len(line) - len(rest)
+        stripped = rest.rstrip(" ")
+        end = _mark(i, start + len(stripped))
+        first = rest[0]
+        if stripped == "{}":
+            return MappingNode(MAP_TAG, [], _mark(i, start), end, flow_style=True)
+        if stripped == "[]":
+            return SequenceNode(SEQ_TAG, [], _mark(i, start), end, flow_style=True)
+        if first == "|":
+            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style="|")
+        if first == '"':
+            return ScalarNode(STR_TAG, stripped[1:-1], _mark(i, start), end, style='"')
+        if first == "'":
+            return ScalarNode(STR_TAG, stripped[1:-1].replace("''", "'"), _mark(i, start), end, style="'")
+        return ScalarNode(_plain_tag(stripped), stripped, _mark(i, start), end, style="")
+
+    def mapping(self, i: int, column: int, wanted: _Wanted | None) -> MappingNode:
+        """The block mapping at ``column`` whose first key is on row i.
+
+        With ``wanted`` None only the first pair is built (all that callers read of
+        mappings they do not edit); otherwise every pair, in full for wanted keys.
+        """
+        rows = self.rows
+        pairs: list[tuple[Node, Node]] = []
+        count = len(rows)
+        while i < count:
+            spaces, dash, key, rest = rows[i]
+            if dash or key or (rest and rest[0] != "#"):
+                indent = len(spaces)
+                if indent < column:
+                    break
+                if indent == column and not dash:
+                    key_node = ScalarNode(STR_TAG, key, _mark(i, column), _mark(i, column + len(key)), style="")
+                    inner = wanted.get(key) if wanted is not None else None
+                    pairs.append((key_node, self.value(i, column, key, inner)))
+                    if wanted is None:
+                        break
+            i += 1
+        return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(i, 0), flow_style=False)
+
+
+def _plain_tag(value: str) -> str:
+    for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return STR_TAG
+
+
+def template_node(text: str, path: tuple[str, ...]) -> MappingNode | None:
+    """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
+
+    Builds only what ``template_edits`` reads: the template's pairs (other values
+    shallow), its metadata and annotations in full, with libyaml's marks and styles.
+    """
+    lines = text.split("\n")
+    lines.pop()
+    rows = _ROW.findall(text)
+    builder = _NodeBuilder(lines, rows)
+    i = _next_content(rows, 1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+    column = 0
+    for key in path:
+        found = builder.find(i, column, key)
+        if found < 0 or rows[found][3]:
+            return None
+        nested = builder.nested_start(found, column)
+        if nested is None or nested[2]:
+            return None
+        i, column, _ = nested
+    return builder.mapping(i, column, TEMPLATE_PARTS)
