@@ -3,7 +3,12 @@
 Every variant runs as a fresh interpreter, interleaved round by round with the baseline so that load on a
 shared machine hits them alike. Variants: this tree (``after``); optionally another git revision
 (``--before REV``, exported with ``git archive``); optionally this tree with another typer on the path
-(``--typer-path DIR``, e.g. ``pip install --no-deps --target DIR typer==0.29.2``).
+(``--typer-path DIR``, e.g. ``pip install --no-deps --target DIR typer==0.29.2``). The bundle is the
+"one" case of transform_bench.py (a Deployment from gen_bundle.py referencing a ConfigMap and a Secret).
+
+``--clean-site`` runs every variant in a throwaway virtualenv that sees this interpreter's packages but
+not their ``.pth`` start-up hooks: an editable install's hook imports pathlib, re and more into every
+process (so an import wavegen avoids would cost nothing here), which an installed wheel does not.
 """
 
 from __future__ import annotations
@@ -14,27 +19,37 @@ import platform
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import venv
 from pathlib import Path
 
+from gen_bundle import workload_bundle
+
 ROOT = Path(__file__).resolve().parents[1]
-ONE_DOCUMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx
-"""
+ONE_DOCUMENT = workload_bundle(1).split("---\n")[-1]  # transform_bench.py's "one" case
+
+
+def load_average() -> tuple[float, float, float]:
+    """The 1, 5 and 15 minute load averages (zeros where the platform has none), for the record."""
+    return os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+
+
+def clean_site_python(into: Path) -> str:
+    """A virtualenv's python that imports this interpreter's packages without running their .pth hooks."""
+    venv.EnvBuilder(with_pip=False).create(into)
+    python = into / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # A path listed in a .pth file is added to sys.path, but the .pth files inside it are not run.
+    paths = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    Path(site, "wavegen-bench-deps.pth").write_text("".join(f"{path}\n" for path in paths))
+    return str(python)
 
 
 def export_revision(revision: str, into: Path) -> Path:
@@ -58,18 +73,20 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--before", metavar="REV", help="also time this git revision of wavegen (e.g. 88d3752)")
     parser.add_argument("--typer-path", metavar="DIR", help="also time this tree with DIR first on sys.path")
+    parser.add_argument("--clean-site", action="store_true", help="run in a virtualenv without .pth hooks (like a wheel)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
+        python = clean_site_python(Path(tmp) / "venv") if args.clean_site else sys.executable
         bundle = Path(tmp) / "one.yaml"
         bundle.write_text(ONE_DOCUMENT)
         # An installed wheel runs from .pyc files; PYTHONDONTWRITEBYTECODE (set in some shells and
         # CI images) would make every run here recompile sources instead, so drop it and compile
         # each timed tree up front.
         base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-        transform = [sys.executable, "-m", "wavegen", "transform", str(bundle)]
+        transform = [python, "-m", "wavegen", "transform", str(bundle)]
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
-            "baseline: python -c 'import yaml'": ([sys.executable, "-c", "import yaml"], base_env),
+            "baseline: python -c 'import yaml'": ([python, "-c", "import yaml"], base_env),
             "after: wavegen transform (this tree)": (transform, {**base_env, "PYTHONPATH": str(ROOT)}),
         }
         if args.before:
@@ -81,14 +98,15 @@ def main() -> int:
                 "runpy.run_module('wavegen', run_name='__main__')"
             )
             variants[f"before: wavegen transform ({args.before})"] = (
-                [sys.executable, "-c", launcher, "transform", str(bundle)],
+                [python, "-c", launcher, "transform", str(bundle)],
                 base_env,
             )
         if args.typer_path:
             path = f"{args.typer_path}{os.pathsep}{ROOT}"
             variants["after, typer from --typer-path"] = (transform, {**base_env, "PYTHONPATH": path})
         for tree in {ROOT, *([Path(tmp) / "before"] if args.before else [])}:
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "wavegen")], check=True)
+            subprocess.run([python, "-m", "compileall", "-q", str(tree / "wavegen")], check=True)
+        load_before = load_average()
         times: dict[str, list[float]] = {name: [] for name in variants}
         for argv, env in variants.values():  # warm the page cache and .pyc files first
             timed(argv, env)
@@ -97,7 +115,11 @@ def main() -> int:
                 times[name].append(timed(argv, env))
 
     baseline = statistics.median(next(iter(times.values())))
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, {args.rounds} rounds, interleaved")
+    site = "clean site (no .pth hooks)" if args.clean_site else "this interpreter's site"
+    machine = f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
+    print(f"{machine}, {args.rounds} interleaved rounds, {site}")
+    loads = [" ".join(f"{x:.2f}" for x in load) for load in (load_before, load_average())]
+    print(f"load average (1, 5, 15 min): {loads[0]} at start, {loads[1]} at end")
     print(f"{'variant':48} {'median':>9} {'p10':>9} {'p90':>9} {'x baseline':>11}")
     for name, values in times.items():
         deciles = statistics.quantiles(values, n=10)

@@ -111,6 +111,20 @@ def test_transform_to_stdout_and_check(installed: Installed) -> None:
     assert piped.returncode == 0 and piped.stdout == done.stdout
 
 
+def _imported(installed: Installed, *args: str) -> set[str]:
+    """The modules the installed console script loads for ``wavegen ARGS`` (from ``python -X importtime``)."""
+    done = installed.run([str(installed.bin / "python"), "-X", "importtime", str(installed.bin / "wavegen"), *args])
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+def test_console_script_transform_skips_typer(installed: Installed) -> None:
+    plain = _imported(installed, "transform", "-n", "shop", str(SHOP))
+    assert "wavegen.cli.transform" in plain
+    assert not {m for m in plain if m.split(".")[0] in ("typer", "click", "pathlib", "jinja2", "ruamel")}
+    assert "typer" in _imported(installed, "transform", "--help")  # help is typer's: the probe can fail
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "mermaid"])
 def test_explain_formats(installed: Installed, fmt: str) -> None:
     done = installed.wavegen("explain", "--format", fmt, str(SHOP))

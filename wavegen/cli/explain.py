@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..inputs.files import read_bundle
-from ..inputs.flags import with_hashing_flags
+from ..inputs.flags import typer_annotation, with_hashing_flags
 from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import explain_json, explain_text, mermaid_graph, report_findings
 from ..stream.engine import run
-from .transform import PathsArgument
+from .transform import PATHS
 
+if TYPE_CHECKING:
+    PathsArgument = list[str] | None
+else:
+    PathsArgument = typer_annotation(PATHS)  # the same [PATH]... as transform's
 EXAMPLE = """\b
 Examples:
   wavegen explain rendered/

@@ -1,18 +1,16 @@
-"""The `wavegen` command (typer): builds the app from one module per command and maps outcomes to exit codes."""
+"""The `wavegen` command: a plain `wavegen transform ...` runs without typer, everything else through the typer app."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
+from ..inputs.flags import EXIT_INTERNAL
 
-from .. import __version__
-from ..errors import EXIT_USAGE
-from ..inputs.flags import EXIT_INTERNAL, invoke, new_app
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["COMMANDS", "EXIT_INTERNAL", "build_app", "main"]
 
@@ -28,50 +26,29 @@ COMMANDS = {
     "action": "wavegen.cli.action",
 }
 COMPLETE_VAR = "_WAVEGEN_COMPLETE"
-DESCRIPTION = (
-    "Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change.\n\n"
-    "\b\nExample:\n  helm template my-app ./chart | wavegen transform > rendered.yaml"
-)
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        print(f"wavegen {__version__}")
-        raise typer.Exit()
-
-
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="print the version and exit")
-    ] = False,
-) -> None:
-    """Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change."""
 
 
 def build_app(only: str | None = None) -> typer.Typer:
-    """The CLI; with ``only`` just that command (the hot path imports nothing it does not run)."""
-    app = new_app(DESCRIPTION, completion=True, name="wavegen", no_args_is_help=False)
-    app.callback()(_root)
-    for name, module_name in COMMANDS.items():
-        if only is None or name == only:
-            importlib.import_module(module_name).register(app)
-    return app
+    """The typer CLI; with ``only`` just that command."""
+    from .app import build_app as build
 
-
-def _requested_command(argv: Sequence[str]) -> str | None:
-    wanted = next((arg for arg in argv if not arg.startswith("-")), None)
-    return wanted if wanted in COMMANDS else None
+    return build(only)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    app = build_app(_requested_command(args))
-    if not args and COMPLETE_VAR not in os.environ:
-        command = typer.main.get_command(app)
-        with command.make_context("wavegen", [], resilient_parsing=True) as context:
-            print(command.get_help(context), file=sys.stderr)
-        return EXIT_USAGE
-    return invoke(app, args, "wavegen")
+    # Pipelines run `wavegen transform` on every render: its plain invocations skip importing typer and
+    # click (about 30 ms). The reader takes only shapes whose meaning is unambiguous and hands every other
+    # argv (help, completion, unknown or malformed options) to typer, so messages and exit codes are typer's.
+    if args[:1] == ["transform"] and COMPLETE_VAR not in os.environ:
+        from .transform import run_plain
+
+        code = run_plain(args[1:])
+        if code is not None:
+            return code
+    from .app import run
+
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
-
-import typer
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, WavegenError
 from ..inputs.files import STDIN_NAME, join_streams, read_bundle, write_atomically
-from ..inputs.flags import with_hashing_flags
+from ..inputs.flags import Flag, invoke_directly, read_command_line, with_hashing_flags
 from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import report_findings
 from ..stream.engine import run
 
-PathsArgument = Annotated[
-    list[str] | None,
-    typer.Argument(metavar="[PATH]...", help=f"files or directories; - or nothing for stdin ({STDIN_NAME})", show_default=False),
-]
+if TYPE_CHECKING:
+    import typer
+
+PATHS = Flag("paths", (), f"files or directories; - or nothing for stdin ({STDIN_NAME})", "arguments", metavar="[PATH]...")
+#: The command's own parameters in help order (the hashing flags follow): typer's declaration and the
+#: typer-free reader of a plain `wavegen transform ...` are both made from this table.
+FLAGS = (
+    PATHS,
+    Flag("in_place", ("-i", "--in-place"), "rewrite files in place, atomically", "switch"),
+    Flag("check", ("--check",), "exit 1 and print a diff if any hash is stale", "switch"),
+    Flag("output", ("-o", "--output"), "write the result to FILE (atomically)", metavar="FILE"),
+)
 EXAMPLE = """\b
 Examples:
   helm template app ./chart | wavegen transform > rendered.yaml
@@ -26,14 +32,11 @@ Examples:
   wavegen transform -i rendered/           # rewrite stale files in place"""
 
 
-@with_hashing_flags
 def transform(
-    paths: PathsArgument = None,
-    in_place: Annotated[bool, typer.Option("-i", "--in-place", help="rewrite files in place, atomically")] = False,
-    check: Annotated[bool, typer.Option("--check", help="exit 1 and print a diff if any hash is stale")] = False,
-    output: Annotated[
-        str | None, typer.Option("-o", "--output", metavar="FILE", help="write the result to FILE (atomically)")
-    ] = None,
+    paths: list[str] | None = None,
+    in_place: bool = False,
+    check: bool = False,
+    output: str | None = None,
     *,
     flags: HashingFlags,
 ) -> int:
@@ -58,11 +61,13 @@ def transform(
             print(f"wavegen: {len(stale)} file(s) have stale config hashes", file=sys.stderr)
             return EXIT_FINDINGS
         return EXIT_OK
+    if in_place or output:
+        from pathlib import Path  # only for writing files: a run that prints its result need not import it
     if in_place:
         if any(p is None for p in files):
             raise WavegenError("--in-place cannot write to standard input", exit_code=EXIT_USAGE)
         write_atomically(
-            [(p, result.outputs[i]) for i, p in enumerate(files) if p is not None and inputs[i].data != result.outputs[i]]
+            [(Path(p), result.outputs[i]) for i, p in enumerate(files) if p is not None and inputs[i].data != result.outputs[i]]
         )
         return EXIT_OK
     data = join_streams(result.outputs)
@@ -74,5 +79,14 @@ def transform(
     return EXIT_OK
 
 
+def run_plain(argv: Sequence[str]) -> int | None:
+    """`wavegen transform ARGV` without importing typer when ARGV has a plain shape; None hands ARGV to typer."""
+    kwargs = read_command_line(FLAGS, argv)
+    if kwargs is None:
+        return None
+    return invoke_directly(lambda: transform(**kwargs))
+
+
 def register(app: typer.Typer) -> None:
-    app.command("transform", help="Inject config hashes into a rendered bundle.", epilog=EXAMPLE)(transform)
+    command = with_hashing_flags(transform, FLAGS)
+    app.command("transform", help="Inject config hashes into a rendered bundle.", epilog=EXAMPLE)(command)

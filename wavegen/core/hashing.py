@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -14,6 +12,8 @@ CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 
 def value_digest(value: bytes) -> str:
     """Hex SHA-256 of one stored value: the only thing the canonical form keeps of it."""
+    import hashlib  # here, not at module level: a run that hashes nothing skips loading OpenSSL
+
     return hashlib.sha256(value).hexdigest()
 
 
@@ -72,7 +72,11 @@ def canonical_bytes(visible: Iterable[tuple[ConfigSource, frozenset[str] | None]
 
 def digest(canonical: bytes, hmac_key: bytes | None = None) -> str:
     """Hex SHA-256 of the canonical bytes, or HMAC-SHA-256 when a key is given."""
+    import hashlib
+
     if hmac_key is not None:
+        import hmac
+
         return hmac.new(hmac_key, canonical, hashlib.sha256).hexdigest()
     return hashlib.sha256(canonical).hexdigest()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -318,6 +317,8 @@ def wave_hash(references: Sequence[Reference], sources: Mapping[SourceKey, Confi
     different namespaces the later reference wins). ``ConfigSource.ignored``
     is not consulted: wave knows nothing of it.
     """
+    import hashlib  # here, not at module level: a run that hashes nothing skips loading OpenSSL
+
     return hashlib.sha256(_canonical_bytes(references, sources)).hexdigest()
 
 

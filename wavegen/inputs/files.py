@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
+import stat
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import WavegenError
 from ..stream.engine import InputDocument
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
 
 
-def _read(path: Path) -> bytes:
+def _read(path: str | Path) -> bytes:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as err:
         raise WavegenError(f"cannot read: {err.strerror or type(err).__name__}", file=str(path)) from None
 
 
 def expand_paths(paths: Sequence[str]) -> list[Path | None]:
     """Files named, and manifest files under directories named (sorted); None stands for stdin."""
+    from pathlib import Path
+
     expanded: list[Path | None] = []
     for raw in paths:
         if raw == "-":
@@ -40,15 +46,38 @@ def expand_paths(paths: Sequence[str]) -> list[Path | None]:
     return expanded
 
 
-def read_bundle(raw_paths: Sequence[str]) -> tuple[list[Path | None], list[InputDocument]]:
+def _plain_file(raw: str) -> bool:
+    """True if ``raw`` names a regular file and is spelt as ``str(Path(raw))`` would spell it (POSIX only)."""
+    if os.name != "posix" or os.path.normpath(raw) != raw:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(raw).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def expand_names(paths: Sequence[str]) -> list[str | None]:
+    """``expand_paths`` as strings; a plainly spelt file name is taken as it is, without importing pathlib."""
+    names: list[str | None] = []
+    for raw in paths:
+        if raw == "-":
+            names.append(None)
+        elif _plain_file(raw):
+            names.append(raw)
+        else:
+            names.extend(None if path is None else str(path) for path in expand_paths([raw]))
+    return names
+
+
+def read_bundle(raw_paths: Sequence[str]) -> tuple[list[str | None], list[InputDocument]]:
     """The files named (directories expanded, - for stdin) and their bytes; naming no manifest at all is an error."""
-    paths = expand_paths(raw_paths)
-    if not paths:
+    names = expand_names(raw_paths)
+    if not names:
         raise WavegenError("no manifest files (*.yaml, *.yml, *.json) found", file=" ".join(raw_paths))
-    return paths, read_inputs(paths)
+    return names, read_inputs(names)
 
 
-def read_inputs(paths: Sequence[Path | None]) -> list[InputDocument]:
+def read_inputs(paths: Sequence[str | Path | None]) -> list[InputDocument]:
     docs = []
     for path in paths:
         if path is None:
@@ -72,8 +101,10 @@ def join_streams(outputs: Sequence[bytes]) -> bytes:
 
 def write_atomically(replacements: Sequence[tuple[Path, bytes]]) -> None:
     """Write every file or none: all temp files first, then renames."""
-    # Only -i writes files; tempfile (with shutil and random) would cost every run its import.
+    # Only -i and -o write files; tempfile (with shutil and random) would cost every run its import.
+    import contextlib
     import tempfile
+    from pathlib import Path
 
     staged: list[tuple[str, Path]] = []
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from ..core.plan import Options
@@ -46,7 +45,8 @@ def read_hmac_key(key_file: str | None, environ: Mapping[str, str]) -> bytes | N
     path = key_file or environ.get(HMAC_KEY_FILE_ENV)
     if path:
         try:
-            key = Path(path).read_bytes().strip()
+            with open(path, "rb") as handle:
+                key = handle.read().strip()
         except OSError as err:
             raise UsageError(f"cannot read HMAC key file {path}: {err.strerror}") from None
         if not key:
@@ -64,7 +64,8 @@ def load_config(path: str) -> dict[str, Any]:
     import yaml
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
         data = yaml.safe_load(text)
     except OSError as err:
         raise UsageError(f"cannot read config {path}: {err.strerror}") from None
