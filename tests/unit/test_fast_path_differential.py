@@ -323,3 +323,18 @@ def test_the_depth_pre_check_never_waves_a_deep_document_through(text: str) -> N
         assert depth > MAX_DEPTH
     else:
         assert depth <= MAX_DEPTH
+
+
+def test_unprintable_characters_are_those_libyaml_refuses() -> None:
+    """The reader's own character check agrees with libyaml's reader, code point by code point."""
+    points = [*range(0x3000), *range(0xD7F0, 0xE010), *range(0xFFF0, 0x10010), 0x10FFFF]
+    for point in points:
+        char = chr(point)
+        if char in "\n\r\x85\u2028\u2029":
+            continue  # line breaks; the reader declines all but LF anyway
+        try:
+            yaml.load(f"a: x{char}y\n", Loader=yaml.CSafeLoader)
+            accepted = True
+        except (yaml.YAMLError, UnicodeEncodeError):
+            accepted = False
+        assert accepted is not bool(fastparse._NOT_PRINTABLE.search(char)), hex(point)

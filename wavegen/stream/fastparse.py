@@ -32,8 +32,10 @@ _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
 _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
 
 
-# Characters libyaml's reader refuses (it allows TAB, LF, CR, NEL and the printable ranges below).
-_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters libyaml's reader refuses: controls other than TAB, LF, CR and NEL, surrogates,
+# U+FFFE and U+FFFF. (Listed rather than negating the allowed ranges: that class takes
+# ~10 ms to compile, a cost every run would pay.)
+_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
 _MAX_KEY = 1000
 
@@ -153,46 +155,51 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
     """The root block mapping of a document, read row by row with an explicit stack."""
     rows = _ROW.findall(text)
     count = len(lines)
+    while i < count:
+        _, dash, key, rest = rows[i]
+        if dash or key or (rest and rest[0] != "#"):
+            break
+        i += 1
+    if i >= count or rows[i][0]:
+        raise _Bail  # an empty document, or one whose root is indented
+    root_line = i
     keys = _KEYS
     plains = _PLAIN
     root: dict[Any, Any] = {}
-    root_line = -1
-    # One frame per open block collection: its column, the collection, and whether it is a sequence.
-    columns = [0]
-    blocks: list[Any] = [root]
-    sequences = [False]
+    # The open block collection (its column, itself, whether it is a sequence) and those enclosing it.
+    top = 0
+    block: Any = root
+    in_sequence = False
+    enclosing: list[tuple[int, Any, bool]] = []
     pending: dict[Any, Any] | None = None  # the mapping whose last key ("key:") awaits a nested value
     pending_key: Any = None
     pending_column = 0
     while i < count:
         spaces, dash, key, rest = rows[i]
-        if not (dash or key) and (not rest or rest[0] == "#"):
-            i += 1
-            continue
+        if not dash and not key:
+            if not rest or rest[0] == "#":
+                i += 1
+                continue
+            raise _Bail  # a scalar line of its own: multi-line scalars are outside the subset
         column = len(spaces)
-        if root_line < 0:
-            if column:
-                raise _Bail
-            root_line = i
         if pending is not None:
             if column > pending_column or (column == pending_column and dash):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
                 nested: Any = [] if dash else {}
                 pending[pending_key] = nested
-                columns.append(column)
-                blocks.append(nested)
-                sequences.append(bool(dash))
+                enclosing.append((top, block, in_sequence))
+                top = column
+                block = nested
+                in_sequence = bool(dash)
             pending = None
-        top = columns[-1]
-        while top > column or (top == column and not dash and sequences[-1]):
-            columns.pop()
-            blocks.pop()
-            sequences.pop()
-            top = columns[-1]
-        if top != column:
-            raise _Bail
-        block = blocks[-1]
-        if sequences[-1]:
+        if column != top or (in_sequence and not dash):
+            while top > column or (top == column and in_sequence and not dash):
+                if not enclosing:
+                    raise _Bail
+                top, block, in_sequence = enclosing.pop()
+            if top != column:
+                raise _Bail
+        if in_sequence:
             if not key:
                 if not rest or rest[0] == "-":
                     raise _Bail
@@ -200,14 +207,13 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
                 block.append(value)
                 continue
             # "- key: ..." opens a mapping at the item's column.
-            column += 1 + len(dash)
             mapping: dict[Any, Any] = {}
             block.append(mapping)
-            columns.append(column)
-            blocks.append(mapping)
-            sequences.append(False)
+            enclosing.append((top, block, True))
+            top = column = column + 1 + len(dash)
             block = mapping
-        elif dash or not key:
+            in_sequence = False
+        elif dash:
             raise _Bail
         key = keys.get(key) or _new_key(key)
         if key in block:
@@ -224,8 +230,6 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
             i += 1
         else:
             block[key], i = _inline(lines, rest, i, column)
-    if root_line < 0:
-        raise _Bail
     return root, root_line
 
 

@@ -63,17 +63,18 @@ _LOOSE_FIRST_LINE = re.compile(_LOOSE)
 # Where a flow collection can open: at a line's start, after an indicator ("-", ":", "?",
 # ",", "[", "{") or after a tag or anchor. A "[" inside a plain scalar ("[]string" in a
 # description) is not counted; quoted and block scalars may be (which only errs safe).
-_BRACKET = re.compile(r"[\[{]")
 _OPENS_AFTER = frozenset("-:?,[{")
 
 
 def _flow_openers(text: str) -> int:
     count = 0
-    for match in _BRACKET.finditer(text):
-        start = match.start()
-        head = text[text.rfind("\n", 0, start) + 1 : start].rstrip(" \t")
-        if not head or head[-1] in _OPENS_AFTER or head.rsplit(None, 1)[-1][0] in "!&":
-            count += 1
+    for bracket in "[{":
+        start = text.find(bracket)
+        while start >= 0:
+            head = text[text.rfind("\n", 0, start) + 1 : start].rstrip(" \t")
+            if not head or head[-1] in _OPENS_AFTER or head.rsplit(None, 1)[-1][0] in "!&":
+                count += 1
+            start = text.find(bracket, start + 1)
     return count
 
 
