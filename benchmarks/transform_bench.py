@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import crd_bundle, workload_bundle
+from startup_bench import clean_site_python, load_average
 
 BASELINE = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader))"
 RUAMEL = (
@@ -100,6 +101,7 @@ def wavegen_command(python: str, code_dir: Path | None) -> list[str]:
     """`wavegen transform` from this checkout, or from an exported revision (put first on sys.path)."""
     if code_dir is None:
         return [python, "-m", "wavegen", "transform"]
+    # runpy rather than -m: -m would find the directory holding the checkout first only by cwd.
     launcher = (
         f"import sys, runpy; sys.path.insert(0, {str(code_dir)!r}); sys.argv[0] = 'wavegen'; "
         "runpy.run_module('wavegen', run_name='__main__')"
@@ -117,9 +119,20 @@ def main() -> None:
     parser.add_argument("--load-note", default="", help="what else ran on the machine, for the record")
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "transform.md")
     parser.add_argument("--with-slow", action="store_true", help="also time ruamel.yaml and kustomize for reference")
+    parser.add_argument(
+        "--clean-site",
+        action="store_true",
+        help="run every command in a virtualenv without .pth start-up hooks, as after installing a wheel",
+    )
     args = parser.parse_args()
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
+        this_tree: Path | None = None
+        if args.clean_site:
+            # The editable install's hook would import pathlib and more into every process,
+            # the baseline's included; a wheel install has no such hook.
+            python = clean_site_python(Path(tmp, "venv"))
+            this_tree = Path(__file__).resolve().parent.parent
         before_dir = export_revision(args.before, Path(tmp, "before"))
         compile_bytecode(python, before_dir / "wavegen")
         compile_bytecode(python, Path(__file__).resolve().parent.parent / "wavegen")
@@ -141,7 +154,7 @@ def main() -> None:
         for case in cases:
             commands[f"baseline/{case.name}"] = [python, "-c", BASELINE, str(case.path)]
             commands[f"before/{case.name}"] = [*wavegen_command(python, before_dir), str(case.path)]
-            commands[f"after/{case.name}"] = [*wavegen_command(python, None), str(case.path)]
+            commands[f"after/{case.name}"] = [*wavegen_command(python, this_tree), str(case.path)]
         if args.with_slow:
             workloads = cases[0].path
             commands["ruamel/workloads"] = [python, "-c", RUAMEL, str(workloads)]
@@ -153,6 +166,7 @@ def main() -> None:
                 (kdir / "kustomization.yaml").write_text("resources: [bundle.yaml]\ncommonAnnotations:\n  a: b\n")
                 commands["kustomize/workloads"] = [kustomize, "build", str(kdir)]
         sizes = {case.name: case.path.stat().st_size for case in cases}
+        load_before = load_average()
         results = measure(commands, args.runs)
 
     def seconds(side: str, case: str) -> float:
@@ -164,9 +178,13 @@ def main() -> None:
     lines = ["# `wavegen transform` benchmark\n"]
     lines.append(
         "Command (one run gives the whole table): `python benchmarks/transform_bench.py"
-        f" --runs {args.runs} --count {args.count} --before {args.before}`  "
+        f" --runs {args.runs} --count {args.count} --linear-factor {args.linear_factor} --before {args.before}"
+        f"{' --clean-site' if args.clean_site else ''}`  "
     )
     machine = f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
+    if args.clean_site:
+        machine += ", clean site (no .pth start-up hooks, as with a wheel install)"
+    machine += ", load average before: " + ", ".join(f"{load:.2f}" for load in load_before)
     lines.append(f"{machine}; medians of {args.runs} interleaved runs (baseline, before, after, case by case).  ")
     if args.load_note:
         lines.append(f"Load while measuring: {args.load_note}  ")

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from wavegen.errors import WavegenError
 from wavegen.inputs.options import load_config, options_from
 from wavegen.stream import fastparse
 from wavegen.stream.engine import Engine, InputDocument, run
+from wavegen.stream.nodes import MAX_DEPTH, check_depth
 from wavegen.stream.split import split_stream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,11 +66,15 @@ def test_the_fast_path_reads_ordinary_documents() -> None:
     """Guards against a reader that declines everything and so compares the reference with itself."""
     pieces = [p for p in split_stream(workload_bundle(3)) if p.text.strip()]
     assert all(fastparse.parse(p.text) is not None for p in pieces)
+    deployments = [p.text for p in pieces if "kind: Deployment" in p.text]
+    assert deployments and all(fastparse.template_node(d, ("spec", "template")) is not None for d in deployments)
 
 
 INDENTS = st.sampled_from(["", " ", "  ", "   ", "    ", "      ", "        "])
 PREFIXES = st.sampled_from(["", "", "- ", "-  ", "- - "])
-KEYS = st.sampled_from(["", "a", "name", "data", "on", "1", "a.b/c-d", "<<", '"q"', "x y", "k", "k", "a:b"])
+KEYS = st.sampled_from(
+    ["", "a", "name", "data", "on", "1", "a.b/c-d", "<<", '"q"', "x y", "k", "k", "a:b", "k" * 1030, "k" * 990]
+)
 VALUES = st.sampled_from(
     [
         "",
@@ -114,6 +120,9 @@ VALUES = st.sampled_from(
         "`",
         "%",
         "@",
+        "a\x01b",
+        "a\x7fb",
+        "\u00a0x",
     ]
 )
 LINE = st.tuples(INDENTS, PREFIXES, KEYS, VALUES, st.sampled_from(["", "", " ", "  # c"]))
@@ -187,3 +196,145 @@ def nested(draw: st.DrawFn) -> bytes:
 @given(nested())
 def test_generated_nested_documents(data: bytes) -> None:
     assert_same(data)
+
+
+TEMPLATE_METADATA = st.sampled_from(
+    [
+        "",
+        "{pad}metadata:\n",
+        "{pad}metadata: {{}}\n",
+        "{pad}metadata:\n{pad}  labels:\n{pad}    app: a\n",
+        "{pad}metadata:\n{pad}  annotations:\n",
+        "{pad}metadata:\n{pad}  annotations: {{}}\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    other: x\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    # a comment\n{pad}    other: 'x'\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: stale\n",
+        '{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: "stale"\n{pad}    b: c\n',
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: 'stale'  \n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash:\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: |\n{pad}      x\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/unhashed-refs: x\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    a: 1\n{pad}    wavegen.io/config-hash: 1\n",
+        "{pad}metadata:\n{pad}   labels: {{}}\n{pad}   annotations:\n{pad}       z: z\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    nested:\n{pad}      deeper: x\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    list:\n{pad}    - x\n",
+    ]
+)
+TEMPLATE_SPEC = st.sampled_from(
+    [
+        "{pad}spec:\n{pad}  containers:\n{pad}  - name: c\n{pad}    envFrom:\n{pad}    - configMapRef:\n{pad}        name: cm\n",
+        "{pad}spec:\n{pad}    containers:\n{pad}      - name: c\n"
+        "{pad}        envFrom:\n{pad}          - configMapRef: {{name: cm}}\n",
+        "{pad}spec:\n{pad}  volumes:\n{pad}  - name: v\n{pad}    configMap:\n{pad}      name: cm\n",
+        "{pad}spec: {{}}\n",
+    ]
+)
+
+
+@st.composite
+def workloads(draw: st.DrawFn) -> bytes:
+    """A ConfigMap and a Deployment whose pod template metadata takes many shapes (edited by the splicer)."""
+    step = draw(st.sampled_from([1, 2, 3, 4]))
+    pad = " " * (2 * step)
+    parts = draw(st.permutations([TEMPLATE_METADATA, TEMPLATE_SPEC, st.just("{pad}# note\n")]))
+    template = "".join(draw(part).format(pad=pad) for part in parts)
+    comment = draw(st.sampled_from(["", "# leading\n"]))
+    head = " " * step
+    deployment = (
+        f"---\n{comment}apiVersion: apps/v1\nkind: Deployment\nmetadata:\n{head}name: d\nspec:\n"
+        f"{head}replicas: 1\n{head}template:\n{template}"
+    )
+    data = draw(st.sampled_from(["data:\n  a: b\n", "data: {}\n", ""]))
+    configmap = f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n{data}"
+    return (configmap + deployment).encode()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_generated_pod_templates(data: bytes) -> None:
+    """Template edits from the reader's nodes equal those from libyaml's (including every fallback)."""
+    assert_same(data)
+
+
+def _true_depth(text: str) -> int:
+    depth = deepest = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return deepest
+
+
+@st.composite
+def deep_documents(draw: st.DrawFn) -> str:
+    """Valid documents nesting close to MAX_DEPTH through every construct that adds a level cheaply."""
+    lines: list[str] = []
+    column = 0
+    flows = 0
+    loose = draw(st.booleans())
+    shapes = ["map1", "map2", "seq-item", "flow"] + (["seq-same-column", "seq-nested"] if loose else [])
+    for _ in range(draw(st.integers(MAX_DEPTH - 32, MAX_DEPTH + 2))):
+        how = draw(st.sampled_from(shapes))
+        pad = " " * column
+        if how == "flow":
+            flows += 1
+            continue
+        if how == "seq-item":
+            # "k:" then "- k:" at the same column: two levels in two columns
+            lines.append(f"{pad}k:")
+            lines.append(f"{pad}- k:")
+            column += 3
+        elif how in ("map1", "map2"):
+            lines.append(f"{pad}k:")
+            column += 1 if how == "map1" else 2
+        elif how == "seq-same-column":
+            lines.append(f"{pad}k:")
+            lines.append(f"{pad}-")
+            column += 1
+        else:
+            lines.append(f"{pad}-")
+            column += 1
+    pad = " " * column
+    opened = closed = ""
+    for _ in range(flows):
+        opener = draw(st.sampled_from(["[", "{a: ", "[ ", "[x, ", "{? ", "!!seq ["]))
+        opened += opener
+        closed = ("]" if "[" in opener else "}") + closed
+    if flows and draw(st.booleans()):
+        # A flow collection may continue on the next line, even at a lower column.
+        opened += "\n"
+    lines.append(f"{pad}{opened}x{closed}")
+    lines.append(f"description: a [plain] scalar with {{braces}} and [brackets[ x{flows}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deep_documents())
+def test_the_depth_pre_check_never_waves_a_deep_document_through(text: str) -> None:
+    try:
+        depth = _true_depth(text)
+    except Exception:
+        return
+    try:
+        check_depth(text)
+    except WavegenError:
+        assert depth > MAX_DEPTH
+    else:
+        assert depth <= MAX_DEPTH
+
+
+def test_unprintable_characters_are_those_libyaml_refuses() -> None:
+    """The reader's own character check agrees with libyaml's reader, code point by code point."""
+    points = [*range(0x3000), *range(0xD7F0, 0xE010), *range(0xFFF0, 0x10010), 0x10FFFF]
+    for point in points:
+        char = chr(point)
+        if char in "\n\r\x85\u2028\u2029":
+            continue  # line breaks; the reader declines all but LF anyway
+        try:
+            yaml.load(f"a: x{char}y\n", Loader=yaml.CSafeLoader)
+            accepted = True
+        except (yaml.YAMLError, UnicodeEncodeError):
+            accepted = False
+        assert accepted is not bool(fastparse._NOT_PRINTABLE.search(char)), hex(point)

@@ -89,6 +89,8 @@ def read_inputs(paths: Sequence[str | Path | None]) -> list[InputDocument]:
 
 def join_streams(outputs: Sequence[bytes]) -> bytes:
     """Concatenate several YAML streams into one, adding separators only where needed."""
+    if len(outputs) == 1:
+        return outputs[0]  # no copy of a large bundle
     parts: list[bytes] = []
     for index, data in enumerate(outputs):
         if index and parts and parts[-1] and not parts[-1].endswith(b"\n"):

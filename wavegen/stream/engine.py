@@ -15,7 +15,18 @@ from ..core.model import Finding, Severity
 from ..core.plan import KubeObject, Options, Plan, plan
 from ..errors import WavegenError
 from . import fallback, fastparse
-from .nodes import compose, iter_list_items, line_of, node_at, to_python, validate_piece, yaml_error
+from .nodes import (
+    can_check_at_once,
+    check_depth,
+    compose,
+    iter_list_items,
+    libyaml_accepts,
+    line_of,
+    node_at,
+    to_python,
+    validate_piece,
+    yaml_error,
+)
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 
@@ -48,6 +59,7 @@ class _ParsedFile:
     pieces: list[Piece]
     docs: dict[int, DocumentText] = field(default_factory=dict)
     aliased: set[int] = field(default_factory=set)
+    fast_read: set[int] = field(default_factory=set)  # pieces the subset reader read (no node tree needed to edit)
 
 
 @dataclass(slots=True)
@@ -128,14 +140,12 @@ class Engine:
                 raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
 
     def _read_fast(self, text: str) -> tuple[dict[Any, Any], int] | None:
-        """A relevant document's value without a node tree, when the subset reader can give it.
+        """A relevant document's value without libyaml, when the subset reader can give it.
 
-        libyaml's raw parse checks the syntax first, exactly as for documents passed
-        through; the reader then only reads (it never judges validity). Anything it
+        Everything the reader accepts is valid YAML (see fastparse). Anything it
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
-        validate_piece(text)
         fast = fastparse.parse(text)
         if fast is None:
             return None
@@ -157,8 +167,56 @@ class Engine:
         file_index = len(self.files)
         parsed = _ParsedFile(source, bom, pieces)
         self.files.append(parsed)
+        if self.fast and self._add_checked_at_once(parsed, file_index, text):
+            return
         for piece_index, piece in enumerate(pieces):
             self._add_piece(parsed, file_index, piece_index, piece)
+
+    def _add_checked_at_once(self, parsed: _ParsedFile, file_index: int, text: str) -> bool:
+        """Read what the subset reader can; let libyaml check all the rest in one pass.
+
+        A parser per document costs more than parsing a small one, so the documents
+        the reader declines (and those passed through) are checked together. On any
+        problem this adds nothing and returns False: going piece by piece then finds
+        and words the first problem exactly as without this shortcut.
+        """
+        if not can_check_at_once(text):
+            return False
+        relevant: list[bool] = []
+        reads: list[tuple[dict[Any, Any], int] | None] = []
+        unchecked: list[str] = []
+        for piece in parsed.pieces:
+            if len(piece.text) > MAX_DOCUMENT_CHARS:
+                return False
+            try:
+                check_depth(piece.text)
+            except WavegenError:
+                return False
+            wanted = self._relevant(piece)
+            fast = self._read_fast(piece.text) if wanted else None
+            relevant.append(wanted)
+            reads.append(fast)
+            if fast is None:
+                unchecked.append(piece.text)
+        if unchecked and not libyaml_accepts("".join(unchecked)):
+            return False
+        first_uid = len(self.objects)
+        try:
+            for piece_index, piece in enumerate(parsed.pieces):
+                fast = reads[piece_index]
+                if fast is not None:
+                    self._append_object(fast[0], fast[1], file_index, piece_index, None)
+                    parsed.fast_read.add(piece_index)
+                elif relevant[piece_index]:
+                    self._compose_piece(parsed, file_index, piece_index, piece)
+        except WavegenError:
+            for uid in range(first_uid, len(self.objects)):
+                del self.located[uid]
+            del self.objects[first_uid:]
+            parsed.fast_read.clear()
+            parsed.aliased.clear()
+            return False
+        return True
 
     def _add_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
         source = parsed.source
@@ -173,10 +231,23 @@ class Engine:
             if not self._relevant(piece):
                 validate_piece(piece.text)
                 return
-            fast = self._read_fast(piece.text) if self.fast else None
-            if fast is not None:
-                self._append_object(fast[0], fast[1], file_index, piece_index, None)
-                return
+            if self.fast:
+                validate_piece(piece.text)
+                fast = self._read_fast(piece.text)
+                if fast is not None:
+                    self._append_object(fast[0], fast[1], file_index, piece_index, None)
+                    parsed.fast_read.add(piece_index)
+                    return
+        except yaml.YAMLError as err:
+            raise yaml_error(err, source.name, piece.number, piece.line, piece.text) from None
+        except WavegenError as err:
+            raise err.located(file=source.name, document=piece.number, line_offset=piece.line) from None
+        self._compose_piece(parsed, file_index, piece_index, piece)
+
+    def _compose_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
+        """Compose a relevant document with libyaml and add its object(s)."""
+        source = parsed.source
+        try:
             root = compose(piece.text)
             if root is None:
                 return
@@ -270,8 +341,12 @@ class Engine:
                 if doc is None:
                     text = parsed.pieces[where.piece].text
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
-                object_node = self._node(workload.uid, roots)
-                node = node_at(object_node, template.path) if object_node is not None else None
+                node: Node | None = None
+                if where.piece in parsed.fast_read:
+                    node = fastparse.template_node(doc.text, template.path)
+                if node is None:
+                    object_node = self._node(workload.uid, roots)
+                    node = node_at(object_node, template.path) if object_node is not None else None
                 try:
                     if node is None or not isinstance(node, MappingNode):
                         raise Unsafe("template not found")

@@ -1,11 +1,11 @@
-"""Builds plain values for common block-style documents without libyaml's node tree (a strict subset, else None).
+"""Reads common block-style documents without libyaml: a strict subset of YAML, else None.
 
-The caller has already syntax-checked the document with libyaml's raw parse, so this
-module never decides whether YAML is valid: it only reads documents written in a
-narrow, unambiguous subset (block mappings and sequences, one-line plain or quoted
-scalars, ``|``/``|-`` literals, ``{}``/``[]``) and returns None for anything else,
-which then goes through the reference composer. Scalars resolve through the same
-tables as the reference path, so both give identical values.
+Every document this reader accepts is one libyaml accepts too, with the same value: it
+takes only block mappings and sequences, one-line plain or quoted scalars, ``|``/``|-``
+literals and ``{}``/``[]``, checks indentation as it goes, and returns None for anything
+else (tabs, escapes, anchors, flow collections, directives, unprintable characters...),
+which then goes through libyaml. Scalars resolve through the same tables as the
+reference path. The differential tests hold both paths to identical results.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from yaml.error import Mark
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
 from ..core.model import TypedScalar
-from .nodes import BOOL_TAG, NULL_TAG, STR_TAG, _LeanResolveLoader
+from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
@@ -27,6 +30,14 @@ _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
 # Anything that could make the text mean more than this reader understands: tabs, escapes,
 # other line breaks, a BOM, directives and markers past the first line (tested with `in`: C speed).
 _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
+
+
+# Characters libyaml's reader refuses: controls other than TAB, LF, CR and NEL, surrogates,
+# U+FFFE and U+FFFF. (Listed rather than negating the allowed ranges: that class takes
+# ~10 ms to compile, a cost every run would pay.)
+_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+# libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
+_MAX_KEY = 1000
 
 
 class _Bail(Exception):
@@ -48,187 +59,334 @@ def _resolves_to_str(value: str) -> bool:
     return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()))
 
 
-# Keys repeat across documents (name, metadata, ...); resolving each only once saves a regex per key.
-_STR_KEYS: dict[str, bool] = {}
+# Keys repeat across documents (name, metadata, ...): each is resolved once, and every
+# document shares one string object per key (less memory than one per occurrence).
+_KEYS: dict[str, str] = {}
 
 
-def _key(value: str) -> str:
-    known = _STR_KEYS.get(value)
-    if known is None:
-        known = _resolves_to_str(value)
-        if len(_STR_KEYS) < 4096:  # bounded: keys come from untrusted input
-            _STR_KEYS[value] = known
-    if not known:
+def _new_key(value: str) -> str:
+    if len(value) > _MAX_KEY or not _resolves_to_str(value):
         raise _Bail
+    if len(_KEYS) < 4096:  # bounded: keys come from untrusted input
+        _KEYS[value] = value
     return value
 
 
-class _Reader:
-    __slots__ = ("contents", "count", "lines")
+def _inline(lines: list[str], rest: str, i: int, indent: int) -> tuple[Any, int]:
+    """A value starting on line i after a key or dash; ``indent`` is the owning block's column."""
+    first = rest[0]
+    if first == '"':
+        match = _DOUBLE.fullmatch(rest)
+        if match is None:
+            raise _Bail
+        return match.group(1), i + 1
+    if first == "'":
+        match = _SINGLE.fullmatch(rest)
+        if match is None:
+            raise _Bail
+        return match.group(1).replace("''", "'"), i + 1
+    if first == "|":
+        return _literal(lines, rest, i, indent)
+    stripped = rest.rstrip(" ")
+    if stripped == "{}":
+        return {}, i + 1
+    if stripped == "[]":
+        return [], i + 1
+    if first in _NOT_PLAIN_START or ": " in rest or " #" in rest or stripped[-1] == ":":
+        raise _Bail
+    return _resolve_plain(stripped), i + 1
 
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.contents = [line.lstrip(" ") for line in lines]
-        self.count = len(lines)
 
-    def next_content(self, i: int) -> int:
-        contents = self.contents
-        count = self.count
-        while i < count:
-            content = contents[i]
-            if content and content[0] != "#":
-                return i
-            i += 1
-        return i
-
-    def entry(self, i: int) -> tuple[int, int, str]:
-        """The next content line at or after i: its index, column and text from that column (column -1 at the end)."""
-        contents = self.contents
-        count = self.count
-        while i < count:
-            content = contents[i]
-            if content and content[0] != "#":
-                return i, len(self.lines[i]) - len(content), content
-            i += 1
-        return i, -1, ""
-
-    def mapping(self, i: int, indent: int, first: str | None) -> tuple[dict[Any, Any], int]:
-        """A block mapping whose keys sit at column ``indent``; ``first`` is line i's text from that column."""
-        result: dict[Any, Any] = {}
-        content = first
-        while True:
-            if content is None:
-                i, column, content = self.entry(i)
-                if column < indent:
-                    return result, i
-                if column > indent:
-                    raise _Bail
-            match = _KEY.match(content)
-            if match is None:
-                raise _Bail
-            key = _key(match.group(1))
-            if key in result:
-                raise _Bail  # the reference path reports the duplicate, with its line
-            rest = content[match.end() :]
-            if rest:
-                result[key], i = self.inline(rest, i, indent)
-            else:
-                result[key], i = self.nested(i, indent)
-            content = None
-
-    def sequence(self, i: int, indent: int) -> tuple[list[Any], int]:
-        """A block sequence whose dashes sit at column ``indent``."""
-        result: list[Any] = []
-        while True:
-            i, column, content = self.entry(i)
-            if column < indent or (column == indent and not content.startswith("- ")):
-                return result, i
-            if column > indent:
-                raise _Bail
-            after = content[2:]
-            item = after.lstrip(" ")
-            if not item or item[0] == "-":
-                raise _Bail
-            item_column = indent + 2 + len(after) - len(item)
-            if _KEY.match(item):
-                value, i = self.mapping(i, item_column, item)
-            else:
-                value, i = self.inline(item, i, indent)
-            result.append(value)
-
-    def nested(self, i: int, indent: int) -> tuple[Any, int]:
-        """The value of ``key:`` with nothing after it: a nested block, or null."""
-        j = self.next_content(i + 1)
-        if j >= self.count:
-            return None, i + 1
-        line = self.lines[j]
+def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
+    """A ``|`` or ``|-`` block scalar whose content lines follow line i."""
+    header = header.rstrip(" ")
+    if header not in ("|", "|-"):
+        raise _Bail
+    count = len(lines)
+    j = i + 1
+    if j >= count or not lines[j]:
+        raise _Bail  # leading empty lines change indentation detection; keep to the plain case
+    first = lines[j]
+    block = len(first) - len(first.lstrip(" "))
+    if block <= indent or not first.strip(" "):
+        raise _Bail
+    body: list[str] = []
+    end = j  # one past the last content line
+    while j < count:
+        line = lines[j]
+        if not line:
+            body.append("")
+            j += 1
+            continue
         content = line.lstrip(" ")
         column = len(line) - len(content)
-        is_dash = content.startswith("- ")
-        if column > indent:
-            return self.sequence(j, column) if is_dash else self.mapping(j, column, content)
-        if column == indent and is_dash:  # a sequence may sit at its key's column
-            return self.sequence(j, column)
-        return None, i + 1
-
-    def inline(self, rest: str, i: int, indent: int) -> tuple[Any, int]:
-        """A value starting on line i after a key or dash; ``indent`` is the owning block's column."""
-        first = rest[0]
-        if first == '"':
-            match = _DOUBLE.fullmatch(rest)
-            if match is None:
+        if not content:
+            raise _Bail  # whitespace-only lines have their own folding rules
+        if column < block:
+            if column > indent:
                 raise _Bail
-            return match.group(1), i + 1
-        if first == "'":
-            match = _SINGLE.fullmatch(rest)
-            if match is None:
-                raise _Bail
-            return match.group(1).replace("''", "'"), i + 1
-        if first == "|":
-            return self.literal(rest, i, indent)
-        stripped = rest.rstrip(" ")
-        if stripped == "{}":
-            return {}, i + 1
-        if stripped == "[]":
-            return [], i + 1
-        if first in _NOT_PLAIN_START or ": " in rest or " #" in rest or stripped.endswith(":"):
-            raise _Bail
-        return _resolve_plain(stripped), i + 1
+            break
+        body.append(line[block:])
+        j += 1
+        end = j
+    del body[end - (i + 1) :]
+    text = "\n".join(body)
+    return (text + "\n" if header == "|" else text), end
 
-    def literal(self, header: str, i: int, indent: int) -> tuple[str, int]:
-        """A ``|`` or ``|-`` block scalar whose content lines follow line i."""
-        header = header.rstrip(" ")
-        if header not in ("|", "|-"):
-            raise _Bail
-        lines = self.lines
-        j = i + 1
-        if j >= self.count or not lines[j]:
-            raise _Bail  # leading empty lines change indentation detection; keep to the plain case
-        first = lines[j]
-        block = len(first) - len(first.lstrip(" "))
-        if block <= indent or not first.strip(" "):
-            raise _Bail
-        body: list[str] = []
-        end = j  # one past the last content line
-        while j < self.count:
-            line = lines[j]
-            if not line:
-                body.append("")
-                j += 1
+
+# One row per line: indentation, "-" and the spaces after it, a plain key, and the rest.
+# Consuming each line break (rather than ^...$ under re.M) keeps the scan fast and gives exactly one row per line.
+_ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|(?=\n)))?([^\n]*+)\n")
+# Plain values repeat across documents ("1", "app", "true"); resolving each only once saves regex work.
+_PLAIN: dict[str, Any] = {}
+
+
+_UNSEEN = object()
+
+
+def _new_plain(value: str) -> Any:
+    resolved = _resolve_plain(value)
+    if len(_PLAIN) < 8192:  # bounded: values come from untrusted input
+        _PLAIN[value] = resolved
+    return resolved
+
+
+def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
+    """The root block mapping of a document, read row by row with an explicit stack."""
+    rows = _ROW.findall(text)
+    count = len(lines)
+    while i < count:
+        _, dash, key, rest = rows[i]
+        if dash or key or (rest and rest[0] != "#"):
+            break
+        i += 1
+    if i >= count or rows[i][0]:
+        raise _Bail  # an empty document, or one whose root is indented
+    root_line = i
+    keys = _KEYS
+    plains = _PLAIN
+    root: dict[Any, Any] = {}
+    # The open block collection (its column, itself, whether it is a sequence) and those enclosing it.
+    top = 0
+    block: Any = root
+    in_sequence = False
+    enclosing: list[tuple[int, Any, bool]] = []
+    pending: dict[Any, Any] | None = None  # the mapping whose last key ("key:") awaits a nested value
+    pending_key: Any = None
+    pending_column = 0
+    while i < count:
+        spaces, dash, key, rest = rows[i]
+        if not dash and not key:
+            if not rest or rest[0] == "#":
+                i += 1
                 continue
-            content = line.lstrip(" ")
-            column = len(line) - len(content)
-            if not content:
-                raise _Bail  # whitespace-only lines have their own folding rules
-            if column < block:
-                if column > indent:
+            raise _Bail  # a scalar line of its own: multi-line scalars are outside the subset
+        column = len(spaces)
+        if pending is not None:
+            if column > pending_column or (column == pending_column and dash):
+                # The value of "key:" is the block starting here (a sequence may sit at its key's column).
+                nested: Any = [] if dash else {}
+                pending[pending_key] = nested
+                enclosing.append((top, block, in_sequence))
+                top = column
+                block = nested
+                in_sequence = bool(dash)
+            pending = None
+        if column != top or (in_sequence and not dash):
+            while top > column or (top == column and in_sequence and not dash):
+                if not enclosing:
                     raise _Bail
-                break
-            body.append(line[block:])
-            j += 1
-            end = j
-        del body[end - (i + 1) :]
-        text = "\n".join(body)
-        return (text + "\n" if header == "|" else text), end
+                top, block, in_sequence = enclosing.pop()
+            if top != column:
+                raise _Bail
+        if in_sequence:
+            if not key:
+                if not rest or rest[0] == "-":
+                    raise _Bail
+                value, i = _inline(lines, rest, i, column)
+                block.append(value)
+                continue
+            # "- key: ..." opens a mapping at the item's column.
+            mapping: dict[Any, Any] = {}
+            block.append(mapping)
+            enclosing.append((top, block, True))
+            top = column = column + 1 + len(dash)
+            block = mapping
+            in_sequence = False
+        elif dash:
+            raise _Bail
+        key = keys.get(key) or _new_key(key)
+        if key in block:
+            raise _Bail  # the reference path reports the duplicate, with its line
+        if not rest:
+            block[key] = None  # stays null unless a deeper block follows
+            pending = block
+            pending_key = key
+            pending_column = column
+            i += 1
+        elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+            value = plains.get(rest, _UNSEEN)
+            block[key] = _new_plain(rest) if value is _UNSEEN else value
+            i += 1
+        else:
+            block[key], i = _inline(lines, rest, i, column)
+    return root, root_line
 
 
 def parse(text: str) -> tuple[dict[Any, Any], int] | None:
     """The value of a block-mapping document and its root's 0-based line, or None outside the subset."""
     if not text.endswith("\n") or text.startswith("%") or any(part in text for part in _UNREAD):
         return None
+    if _NOT_PRINTABLE.search(text):
+        return None
     lines = text.split("\n")
     lines.pop()  # the empty string after the final line break
-    reader = _Reader(lines)
-    start = 0
-    if lines and (lines[0] == "---" or lines[0].startswith("--- #")):
-        start = 1
-    start = reader.next_content(start)
-    if start >= reader.count or lines[start][0] == " ":
-        return None
+    start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        value, end = reader.mapping(start, 0, None)
-    except (_Bail, RecursionError):
+        return _read(text, lines, start)
+    except _Bail:
         return None
-    if reader.next_content(end) < reader.count:
+
+
+# Pod-template nodes for the splicer, from rows instead of libyaml (see template_node).
+_Wanted = dict[str, "_Wanted"]
+# Down to the annotations: what template_edits reads in full; other values get shallow nodes.
+TEMPLATE_PARTS: _Wanted = {"metadata": {"annotations": {}}}
+
+
+def _mark(line: int, column: int) -> Mark:
+    return Mark("", 0, line, column, None, 0)
+
+
+def _is_content(row: tuple[str, str, str, str]) -> bool:
+    return bool(row[1] or row[2]) or (bool(row[3]) and row[3][0] != "#")
+
+
+def _next_content(rows: list[tuple[str, str, str, str]], i: int) -> int:
+    count = len(rows)
+    while i < count and not _is_content(rows[i]):
+        i += 1
+    return i
+
+
+class _NodeBuilder:
+    """Builds libyaml-equivalent nodes for parts of a document the subset reader accepted."""
+
+    __slots__ = ("lines", "rows")
+
+    def __init__(self, lines: list[str], rows: list[tuple[str, str, str, str]]) -> None:
+        self.lines = lines
+        self.rows = rows
+
+    def find(self, i: int, column: int, wanted: str) -> int:
+        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
+        rows = self.rows
+        count = len(rows)
+        while i < count:
+            spaces, dash, key, rest = rows[i]
+            if dash or key or (rest and rest[0] != "#"):
+                indent = len(spaces)
+                if indent < column:
+                    return -1
+                if indent == column and not dash:
+                    if key == wanted:
+                        return i
+                    if not key:
+                        return -1
+            i += 1
+        return -1
+
+    def nested_start(self, i: int, column: int) -> tuple[int, int, bool] | None:
+        """Where the block value of "key:" on row i starts: row, column and whether it is a sequence."""
+        j = _next_content(self.rows, i + 1)
+        if j >= len(self.rows):
+            return None
+        spaces, dash, _, _ = self.rows[j]
+        indent = len(spaces)
+        if indent > column or (indent == column and dash):
+            return j, indent, bool(dash)
         return None
-    return value, start
+
+    def value(self, i: int, column: int, key: str, wanted: _Wanted | None) -> Node:
+        """The value node of the key on row i (in a block mapping at ``column``)."""
+        rest = self.rows[i][3]
+        line = self.lines[i]
+        if not rest:
+            nested = self.nested_start(i, column)
+            if nested is None:
+                # libyaml places an empty value right after the ':' indicator.
+                colon = _mark(i, column + len(key) + 1)
+                return ScalarNode(NULL_TAG, "", colon, colon)
+            j, indent, is_sequence = nested
+            if is_sequence:
+                return SequenceNode(SEQ_TAG, [], _mark(j, indent), _mark(j + 1, 0), flow_style=False)
+            return self.mapping(j, indent, wanted)
+        start = len(line) - len(rest)
+        stripped = rest.rstrip(" ")
+        end = _mark(i, start + len(stripped))
+        first = rest[0]
+        if stripped == "{}":
+            return MappingNode(MAP_TAG, [], _mark(i, start), end, flow_style=True)
+        if stripped == "[]":
+            return SequenceNode(SEQ_TAG, [], _mark(i, start), end, flow_style=True)
+        if first == "|":
+            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style="|")
+        if first == '"':
+            return ScalarNode(STR_TAG, stripped[1:-1], _mark(i, start), end, style='"')
+        if first == "'":
+            return ScalarNode(STR_TAG, stripped[1:-1].replace("''", "'"), _mark(i, start), end, style="'")
+        return ScalarNode(_plain_tag(stripped), stripped, _mark(i, start), end, style="")
+
+    def mapping(self, i: int, column: int, wanted: _Wanted | None) -> MappingNode:
+        """The block mapping at ``column`` whose first key is on row i.
+
+        With ``wanted`` None only the first pair is built (all that callers read of
+        mappings they do not edit); otherwise every pair, in full for wanted keys.
+        """
+        rows = self.rows
+        pairs: list[tuple[Node, Node]] = []
+        count = len(rows)
+        while i < count:
+            spaces, dash, key, rest = rows[i]
+            if dash or key or (rest and rest[0] != "#"):
+                indent = len(spaces)
+                if indent < column:
+                    break
+                if indent == column and not dash:
+                    key_node = ScalarNode(STR_TAG, key, _mark(i, column), _mark(i, column + len(key)), style="")
+                    inner = wanted.get(key) if wanted is not None else None
+                    pairs.append((key_node, self.value(i, column, key, inner)))
+                    if wanted is None:
+                        break
+            i += 1
+        return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(i, 0), flow_style=False)
+
+
+def _plain_tag(value: str) -> str:
+    for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return STR_TAG
+
+
+def template_node(text: str, path: tuple[str, ...]) -> MappingNode | None:
+    """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
+
+    Builds only what ``template_edits`` reads: the template's pairs (other values
+    shallow), its metadata and annotations in full, with libyaml's marks and styles.
+    """
+    lines = text.split("\n")
+    lines.pop()
+    rows = _ROW.findall(text)
+    builder = _NodeBuilder(lines, rows)
+    i = _next_content(rows, 1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+    column = 0
+    for key in path:
+        found = builder.find(i, column, key)
+        if found < 0 or rows[found][3]:
+            return None
+        nested = builder.nested_start(found, column)
+        if nested is None or nested[2]:
+            return None
+        i, column, _ = nested
+    return builder.mapping(i, column, TEMPLATE_PARTS)

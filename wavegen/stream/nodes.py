@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -36,12 +37,61 @@ MAX_EXPANDED_NODES = 1_000_000
 # nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
 # recursion limit, and libyaml's flow-level bookkeeping is quadratic in the depth.
 MAX_DEPTH = 128
-# Cheap bounds first: a document with at most this many flow openers and no line whose
-# indentation/indicator prefix is this long cannot nest deeper than MAX_DEPTH.
-_SHALLOW = MAX_DEPTH // 2 - 2
-# "\n" as a literal prefix instead of "^" with re.M: several times faster to scan.
-_DEEP_LINE = re.compile(f"\n[ \t?:-]{{{_SHALLOW}}}")
-_DEEP_FIRST_LINE = re.compile(f"[ \t?:-]{{{_SHALLOW}}}")
+
+
+# Cheap bound first: every flow level needs a "[" or "{", and block levels are bounded by
+# the longest indentation/indicator prefix of a line. A column of that prefix holds at
+# most two block levels (a mapping and a sequence sitting at its key's column, whose item
+# starts on the next line, one column in). When every "- " has its item on the same line
+# and no line starts with "?" or ":" (kubectl, helm and kustomize write nothing else), a
+# "- " adds two columns for at most two levels, so a column holds at most one level.
+# A document with few enough flow openers and no line prefix this long cannot nest
+# deeper than MAX_DEPTH, so it is never walked.
+def _prefix_limit(flow_openers: int, compact: bool) -> int:
+    if compact:
+        return MAX_DEPTH - 2 - flow_openers
+    return (MAX_DEPTH - 4 - flow_openers) // 2
+
+
+# A line that can open two levels in one column, or more than one per indicator.
+# Possessive quantifiers: without backtracking over indentation the scan is several times faster.
+_LOOSE = r" *+(?:\t|[?:]|-[ \t]*+(?:\n|\Z)|-[ \t]++[-?:](?:[ \t\n]|\Z))"
+_LOOSE_LINE = re.compile("\n" + _LOOSE)
+_LOOSE_FIRST_LINE = re.compile(_LOOSE)
+
+
+# Where a flow collection can open: at a line's start, after an indicator ("-", ":", "?",
+# ",", "[", "{") or after a tag or anchor. A "[" inside a plain scalar ("[]string" in a
+# description) is not counted; quoted and block scalars may be (which only errs safe).
+_OPENS_AFTER = frozenset("-:?,[{")
+
+
+def _flow_openers(text: str) -> int:
+    count = 0
+    for bracket in "[{":
+        start = text.find(bracket)
+        while start >= 0:
+            head = text[text.rfind("\n", 0, start) + 1 : start].rstrip(" \t")
+            if not head or head[-1] in _OPENS_AFTER or head.rsplit(None, 1)[-1][0] in "!&":
+                count += 1
+            start = text.find(bracket, start + 1)
+    return count
+
+
+def _within(text: str, flow_openers: int, *, compact: bool) -> bool:
+    """Whether the bound alone shows the text nests no deeper than MAX_DEPTH."""
+    prefix = _prefix_limit(flow_openers, compact)
+    if prefix <= 0:
+        return False
+    later, first = _deep_line(prefix)
+    return not later.search(text) and not first.match(text)
+
+
+@functools.cache
+def _deep_line(prefix: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns for a line (later, or the first) whose prefix is at least ``prefix`` characters."""
+    # "\n" as a literal prefix instead of "^" with re.M: several times faster to scan.
+    return re.compile(f"\n[ \t?:-]{{{prefix}}}"), re.compile(f"[ \t?:-]{{{prefix}}}")
 
 
 def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "") -> WavegenError:
@@ -63,15 +113,16 @@ def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, 
 def check_depth(text: str) -> None:
     """Refuse a document nesting deeper than MAX_DEPTH before anything recursive sees it.
 
-    Costs two C-speed scans for ordinary documents; only documents that might be deep
-    are walked event by event, and that walk stops at the first level too many.
+    Costs a few C-speed scans for ordinary documents; a finer bound looks at documents
+    with deep lines or many brackets, and only documents that might still be deep are
+    walked event by event, a walk that stops at the first level too many.
     """
-    shallow_lines = not _DEEP_LINE.search(text) and not _DEEP_FIRST_LINE.match(text)
-    if text.count("[") + text.count("{") <= _SHALLOW and shallow_lines:
+    if _within(text, text.count("[") + text.count("{"), compact=False):
         return
-    next_event: Callable[[], Any] = (
-        _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
-    )
+    compact = not _LOOSE_LINE.search(text) and not _LOOSE_FIRST_LINE.match(text)
+    if _within(text, _flow_openers(text), compact=compact):
+        return
+    next_event: Callable[[], Any] = _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
     depth = 0
     while True:
         event = next_event()
@@ -79,9 +130,7 @@ def check_depth(text: str) -> None:
         if event_type is yaml.MappingStartEvent or event_type is yaml.SequenceStartEvent:
             depth += 1
             if depth > MAX_DEPTH:
-                raise WavegenError(
-                    f"document nests deeper than {MAX_DEPTH} levels; refusing it", line=event.start_mark.line + 1
-                )
+                raise WavegenError(f"document nests deeper than {MAX_DEPTH} levels; refusing it", line=event.start_mark.line + 1)
         elif event_type is yaml.MappingEndEvent or event_type is yaml.SequenceEndEvent:
             depth -= 1
         elif event_type is yaml.StreamEndEvent:
@@ -96,6 +145,28 @@ def validate_piece(text: str) -> None:
     else:  # pragma: no cover
         for _ in yaml.parse(text, Loader=_Loader):
             pass
+
+
+# Directives and "..." end markers make a document's meaning depend on where the stream
+# is cut; a BOM may restart a stream. With none of them, libyaml accepting a run of
+# "---"-separated pieces means it accepts every piece alone, and the converse.
+_CONTEXT_SENSITIVE = ("\n%", "\n...", "\ufeff")
+
+
+def can_check_at_once(text: str) -> bool:
+    """Whether pieces of this stream may be syntax-checked together (see :func:`libyaml_accepts`)."""
+    if not HAVE_LIBYAML:  # pragma: no cover - PyYAML built without libyaml
+        return False
+    return not text.startswith(("%", "...")) and not any(marker in text for marker in _CONTEXT_SENSITIVE)
+
+
+def libyaml_accepts(text: str) -> bool:
+    """Whether libyaml parses the text without error, in one C pass (nothing is built)."""
+    try:
+        _CParser(text).raw_parse()
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 SEQ_TAG = "tag:yaml.org,2002:seq"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from ..errors import WavegenError
 
@@ -35,14 +37,45 @@ class Piece:
         return any(not _NON_CONTENT_LINE.fullmatch(line) for line in self.text.splitlines())
 
 
-def line_starts(text: str) -> list[int]:
+class LineStarts(Sequence[int]):
+    """Offsets at which each line of an LF-only text begins, found for the lines asked about.
+
+    Splicing reads a handful of lines per document; listing every line's offset
+    up front cost more time and memory than the edits themselves.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._count = text.count("\n") + 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        offset = 0
+        find = self._text.find
+        for _ in range(index):
+            offset = find("\n", offset) + 1
+        return offset
+
+
+def line_starts(text: str) -> Sequence[int]:
     """Offsets at which each line of text begins."""
     if "\r" in text or any(ch in text for ch in _EXOTIC_BREAKS):
         return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
-    # Only LF breaks: lengths of the split pieces give the offsets without a regex match per line.
-    starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-    starts.pop()
-    return starts
+    return LineStarts(text)
 
 
 def check_line_breaks(text: str, file: str) -> None:
