@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import Final
 
 from .model import ConfigSource, SourceKey
+from .record import Record
 
 CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 
@@ -17,17 +18,22 @@ def value_digest(value: bytes) -> str:
     return hashlib.sha256(value).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class KeyDigests:
+class KeyDigests(Record):
     """A ConfigMap/Secret reduced to what the hash needs: key -> hex SHA-256 of its stored value, never a value.
 
     Watch mode keeps these instead of the data: equal digests give the same
     canonical bytes, hence the same hash as ``wavegen transform`` computes.
     """
 
-    key: SourceKey
-    digests: Mapping[str, str]
-    ignored: bool = False
+    __slots__ = ("digests", "ignored", "key")
+    key: Final[SourceKey]
+    digests: Final[Mapping[str, str]]
+    ignored: Final[bool]
+
+    def __init__(self, key: SourceKey, digests: Mapping[str, str], ignored: bool = False) -> None:
+        self.key = key
+        self.digests = digests
+        self.ignored = ignored
 
     def visible(self, keys: frozenset[str] | None) -> dict[str, str]:
         """The key -> digest a reference sees (all keys when ``keys`` is None)."""

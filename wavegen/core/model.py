@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal, NamedTuple, TypeGuard
+from typing import Any, Final, Literal, NamedTuple, TypeGuard
+
+from .record import Record
 
 SourceKind = Literal["ConfigMap", "Secret"]
 
@@ -50,8 +51,7 @@ class _KeyNames(Collection[str]):
         return sum(1 for _ in self)
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigSource:
+class ConfigSource(Record):
     """A ConfigMap or Secret holding the data the API server would store.
 
     ``text_data`` is a ConfigMap's ``data`` (always empty for a Secret).
@@ -61,11 +61,26 @@ class ConfigSource:
     an absent field are the same thing, as they are once stored.
     """
 
-    key: SourceKey
-    text_data: Mapping[str, str]
-    binary_data: Mapping[str, bytes]
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    ignored: bool = False
+    __slots__ = ("annotations", "binary_data", "ignored", "key", "text_data")
+    key: Final[SourceKey]
+    text_data: Final[Mapping[str, str]]
+    binary_data: Final[Mapping[str, bytes]]
+    annotations: Final[Mapping[str, str]]
+    ignored: Final[bool]
+
+    def __init__(
+        self,
+        key: SourceKey,
+        text_data: Mapping[str, str],
+        binary_data: Mapping[str, bytes],
+        annotations: Mapping[str, str] | None = None,
+        ignored: bool = False,
+    ) -> None:
+        self.key = key
+        self.text_data = text_data
+        self.binary_data = binary_data
+        self.annotations = {} if annotations is None else annotations
+        self.ignored = ignored
 
     def key_names(self) -> Collection[str]:
         """Every key the object holds (``data`` and ``binaryData``, or a Secret's folded ``data``), without copying."""
@@ -96,34 +111,56 @@ class Reference(NamedTuple):
     field: str
 
 
-@dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(Record):
     """A workload's identity and the parts of it the core reads."""
 
-    api_version: str
-    kind: str
-    namespace: str
-    name: str
-    annotations: Mapping[str, str]
-    template_paths: tuple[tuple[str, ...], ...]
+    __slots__ = ("annotations", "api_version", "kind", "name", "namespace", "template_paths", "templates")
+    api_version: Final[str]
+    kind: Final[str]
+    namespace: Final[str]
+    name: Final[str]
+    annotations: Final[Mapping[str, str]]
+    template_paths: Final[tuple[tuple[str, ...], ...]]
     # Each entry is the pod template (the mapping holding metadata and spec)
     # found at the corresponding template path.
-    templates: tuple[Mapping[str, Any], ...]
+    templates: Final[tuple[Mapping[str, Any], ...]]
+
+    def __init__(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str,
+        name: str,
+        annotations: Mapping[str, str],
+        template_paths: tuple[tuple[str, ...], ...],
+        templates: tuple[Mapping[str, Any], ...],
+    ) -> None:
+        self.api_version = api_version
+        self.kind = kind
+        self.namespace = namespace
+        self.name = name
+        self.annotations = annotations
+        self.template_paths = template_paths
+        self.templates = templates
 
     def __str__(self) -> str:
         return f"{self.kind}/{self.namespace}/{self.name}"
 
 
-@dataclass(frozen=True, slots=True)
-class TypedScalar:
+class TypedScalar(Record):
     """A YAML scalar that is not a string (a number, boolean written as such, timestamp, ...).
 
     Kept apart from ``str`` so the core can reject it where the API server
     only accepts strings (ConfigMap data) instead of silently converting it.
     """
 
-    tag: str
-    text: str
+    __slots__ = ("tag", "text")
+    tag: Final[str]
+    text: Final[str]
+
+    def __init__(self, tag: str, text: str) -> None:
+        self.tag = tag
+        self.text = text
 
 
 class Severity(StrEnum):
@@ -134,14 +171,32 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     """Something the user should know; never contains Secret values."""
 
-    severity: Severity
-    message: str
-    resource: str = ""
-    field: str = ""
-    file: str = ""
-    line: int = 0
-    document: int = 0
+    __slots__ = ("document", "field", "file", "line", "message", "resource", "severity")
+    severity: Final[Severity]
+    message: Final[str]
+    resource: Final[str]
+    field: Final[str]
+    file: Final[str]
+    line: Final[int]
+    document: Final[int]
+
+    def __init__(
+        self,
+        severity: Severity,
+        message: str,
+        resource: str = "",
+        field: str = "",
+        file: str = "",
+        line: int = 0,
+        document: int = 0,
+    ) -> None:
+        self.severity = severity
+        self.message = message
+        self.resource = resource
+        self.field = field
+        self.file = file
+        self.line = line
+        self.document = document

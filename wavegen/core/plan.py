@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from ..errors import UsageError
 from .hashing import CanonicalCache
 from .model import ConfigSource, Finding, Reference, Severity, SourceKey, is_mapping
+from .record import Record
 from .refs import extra_references, merge_visible_keys, pod_spec_references
 from .sources import IGNORE_ANNOTATION, SourceError, config_source, metadata_annotations
 from .wave import (
@@ -31,22 +31,40 @@ PROFILES: tuple[Profile, ...] = ("wavegen", "wave")
 MISSING_POLICIES: tuple[MissingPolicy, ...] = ("warn", "error", "ignore")
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(Record):
     """Everything that changes the core's decisions; adapters fill it from flags, functionConfig, env."""
 
-    profile: Profile = "wavegen"
-    namespace: str = "default"
-    missing: MissingPolicy = "warn"
-    opt_in: bool = False
-    workloads: WorkloadTable = field(default_factory=WorkloadTable)
-    hmac_key: bytes | None = None
+    __slots__ = ("hmac_key", "missing", "namespace", "opt_in", "profile", "workloads")
+    profile: Final[Profile]
+    namespace: Final[str]
+    missing: Final[MissingPolicy]
+    opt_in: Final[bool]
+    workloads: Final[WorkloadTable]
+    hmac_key: Final[bytes | None]
 
-    def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise UsageError(f"unknown profile {self.profile!r} (choose from {', '.join(PROFILES)})")
-        if self.missing not in MISSING_POLICIES:
-            raise UsageError(f"unknown missing policy {self.missing!r} (choose from {', '.join(MISSING_POLICIES)})")
+    def __init__(
+        self,
+        profile: Profile = "wavegen",
+        namespace: str = "default",
+        missing: MissingPolicy = "warn",
+        opt_in: bool = False,
+        workloads: WorkloadTable | None = None,
+        hmac_key: bytes | None = None,
+    ) -> None:
+        if profile not in PROFILES:
+            raise UsageError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
+        if missing not in MISSING_POLICIES:
+            raise UsageError(f"unknown missing policy {missing!r} (choose from {', '.join(MISSING_POLICIES)})")
+        self.profile = profile
+        self.namespace = namespace
+        self.missing = missing
+        self.opt_in = opt_in
+        self.workloads = WorkloadTable() if workloads is None else workloads
+        self.hmac_key = hmac_key
+
+    def with_workloads(self, workloads: WorkloadTable) -> Options:
+        """The same options with another workload table."""
+        return Options(self.profile, self.namespace, self.missing, self.opt_in, workloads, self.hmac_key)
 
     @property
     def hash_annotation(self) -> str:
@@ -60,15 +78,26 @@ class Options:
         return (HASH_ANNOTATION, UNHASHED_ANNOTATION)
 
 
-@dataclass(frozen=True, slots=True)
-class KubeObject:
+class KubeObject(Record):
     """One Kubernetes object from a bundle or the cluster; ``uid`` maps decisions back to it."""
 
-    uid: int
-    body: Mapping[str, Any]
-    file: str = ""
-    document: int = 0
-    line: int = 0
+    __slots__ = ("body", "document", "file", "line", "uid")
+    uid: Final[int]
+    body: Final[Mapping[str, Any]]
+    file: Final[str]
+    document: Final[int]
+    line: Final[int]
+
+    def __init__(self, uid: int, body: Mapping[str, Any], file: str = "", document: int = 0, line: int = 0) -> None:
+        self.uid = uid
+        self.body = body
+        self.file = file
+        self.document = document
+        self.line = line
+
+    def with_body(self, body: Mapping[str, Any]) -> KubeObject:
+        """The same object (uid and position) with another body."""
+        return KubeObject(self.uid, body, self.file, self.document, self.line)
 
 
 # "key-missing": the object is in the bundle (and hashed as usual) but lacks a
@@ -86,15 +115,29 @@ class ResolvedReference(NamedTuple):
     missing_keys: frozenset[str] = frozenset()  # required keys the object lacks (state "key-missing" or "ignored")
 
 
-@dataclass(slots=True)
-class TemplatePlan:
+class TemplatePlan(Record, hashable=False):
     """The decision for one pod template of a workload."""
 
+    __slots__ = ("current", "desired", "hashed_sources", "path", "references")
     path: tuple[str, ...]
     references: list[ResolvedReference]
     current: dict[str, str]
     desired: dict[str, str | None]  # annotation -> new value, None = remove
     hashed_sources: list[SourceKey]
+
+    def __init__(
+        self,
+        path: tuple[str, ...],
+        references: list[ResolvedReference],
+        current: dict[str, str],
+        desired: dict[str, str | None],
+        hashed_sources: list[SourceKey],
+    ) -> None:
+        self.path = path
+        self.references = references
+        self.current = current
+        self.desired = desired
+        self.hashed_sources = hashed_sources
 
     @property
     def changed(self) -> bool:
@@ -115,8 +158,8 @@ class TemplatePlan:
 WorkloadStatus = Literal["annotated", "no-references", "ignored", "not-opted-in", "not-rolling", "no-template"]
 
 
-@dataclass(slots=True)
-class WorkloadPlan:
+class WorkloadPlan(Record, hashable=False):
+    __slots__ = ("api_version", "document", "file", "kind", "line", "name", "namespace", "reason", "status", "templates", "uid")
     uid: int
     api_version: str
     kind: str
@@ -125,9 +168,35 @@ class WorkloadPlan:
     status: WorkloadStatus
     reason: str
     templates: list[TemplatePlan]
-    file: str = ""
-    document: int = 0
-    line: int = 0
+    file: str
+    document: int
+    line: int
+
+    def __init__(
+        self,
+        uid: int,
+        api_version: str,
+        kind: str,
+        namespace: str,
+        name: str,
+        status: WorkloadStatus,
+        reason: str,
+        templates: list[TemplatePlan],
+        file: str = "",
+        document: int = 0,
+        line: int = 0,
+    ) -> None:
+        self.uid = uid
+        self.api_version = api_version
+        self.kind = kind
+        self.namespace = namespace
+        self.name = name
+        self.status = status
+        self.reason = reason
+        self.templates = templates
+        self.file = file
+        self.document = document
+        self.line = line
 
     @property
     def changed(self) -> bool:
@@ -138,11 +207,16 @@ class WorkloadPlan:
         return f"{self.kind}/{self.namespace}/{self.name}"
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(Record, hashable=False):
+    __slots__ = ("findings", "sources", "workloads")
     sources: dict[SourceKey, ConfigSource]
     workloads: list[WorkloadPlan]
     findings: list[Finding]
+
+    def __init__(self, sources: dict[SourceKey, ConfigSource], workloads: list[WorkloadPlan], findings: list[Finding]) -> None:
+        self.sources = sources
+        self.workloads = workloads
+        self.findings = findings
 
     @property
     def has_errors(self) -> bool:

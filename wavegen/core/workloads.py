@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ..errors import UsageError
+from .record import Record
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadKind:
+class WorkloadKind(Record):
     """A kind whose pod template(s) wavegen annotates.
 
     ``group`` is the API group ("" for core, "*" for any group).
     ``template_paths`` are dotted paths from the object root to each pod template.
     """
 
-    group: str
-    kind: str
-    template_paths: tuple[tuple[str, ...], ...]
+    __slots__ = ("group", "kind", "template_paths")
+    group: Final[str]
+    kind: Final[str]
+    template_paths: Final[tuple[tuple[str, ...], ...]]
+
+    def __init__(self, group: str, kind: str, template_paths: tuple[tuple[str, ...], ...]) -> None:
+        self.group = group
+        self.kind = kind
+        self.template_paths = template_paths
 
     def matches(self, group: str, kind: str) -> bool:
         return self.kind == kind and (self.group == "*" or self.group == group)

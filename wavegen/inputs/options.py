@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from ..core.plan import Options
+from ..core.record import Record
 from ..core.workloads import WorkloadKind, WorkloadTable, parse_workload_config, parse_workload_spec
 from ..errors import UsageError
 
@@ -15,17 +15,39 @@ HMAC_KEY_ENV = "WAVEGEN_HMAC_KEY"
 HMAC_KEY_FILE_ENV = "WAVEGEN_HMAC_KEY_FILE"
 
 
-@dataclass(frozen=True, slots=True)
-class HashingFlags:
+class HashingFlags(Record):
     """The hashing flags a command line gave (declared for typer in ``inputs/flags.py``); None means not given."""
 
-    profile: str | None = None
-    namespace: str | None = None
-    missing: str | None = None
-    opt_in: bool = False
-    workload: tuple[str, ...] = ()
-    config: str | None = None
-    hmac_key_file: str | None = None
+    __slots__ = ("config", "hmac_key_file", "missing", "namespace", "opt_in", "profile", "workload")
+    profile: Final[str | None]
+    namespace: Final[str | None]
+    missing: Final[str | None]
+    opt_in: Final[bool]
+    workload: Final[tuple[str, ...]]
+    config: Final[str | None]
+    hmac_key_file: Final[str | None]
+
+    def __init__(
+        self,
+        profile: str | None = None,
+        namespace: str | None = None,
+        missing: str | None = None,
+        opt_in: bool = False,
+        workload: tuple[str, ...] = (),
+        config: str | None = None,
+        hmac_key_file: str | None = None,
+    ) -> None:
+        self.profile = profile
+        self.namespace = namespace
+        self.missing = missing
+        self.opt_in = opt_in
+        self.workload = workload
+        self.config = config
+        self.hmac_key_file = hmac_key_file
+
+    def with_namespace(self, namespace: str | None) -> HashingFlags:
+        """The same flags with another ``--namespace``."""
+        return HashingFlags(self.profile, namespace, self.missing, self.opt_in, self.workload, self.config, self.hmac_key_file)
 
     def flag_settings(self) -> dict[str, Any]:
         """The config-file-schema fields these flags set (they override a config file or functionConfig)."""
@@ -116,5 +138,5 @@ def options_from_flags(
     flag_kinds = [parse_workload_spec(spec) for spec in flags.workload]
     options = options_from(settings, environ, where or flags.config or "config")
     if flag_kinds:
-        options = replace(options, workloads=options.workloads.extended(flag_kinds))
+        options = options.with_workloads(options.workloads.extended(flag_kinds))
     return options

@@ -186,8 +186,6 @@ def _engine_class() -> Any:
 
 def _predict_kustomize_names(engine: Any) -> None:
     """Show the core the objects as kustomize will emit them, so the hash matches the applied bundle."""
-    from dataclasses import replace
-
     from .kustomize_names import FinalNames
 
     # local-config items are never hashed, but kustomize still renames references to them.
@@ -197,9 +195,9 @@ def _predict_kustomize_names(engine: Any) -> None:
     renamed = []
     for obj in engine.objects:
         if id(obj.body) in names.final:
-            renamed.append(replace(obj, body=names.source_body(obj.body)))
+            renamed.append(obj.with_body(names.source_body(obj.body)))
         else:
-            renamed.append(replace(obj, body=names.workload_body(obj.body)))
+            renamed.append(obj.with_body(names.workload_body(obj.body)))
     engine.objects = renamed
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..inputs.options import HashingFlags, options_from_flags
@@ -33,7 +32,7 @@ def post_render(data: bytes, flags: HashingFlags, environ: Mapping[str, str] | N
     from ..stream.engine import InputDocument, run
 
     env = os.environ if environ is None else environ
-    options = options_from_flags(replace(flags, namespace=release_namespace(flags.namespace, env)), env)
+    options = options_from_flags(flags.with_namespace(release_namespace(flags.namespace, env)), env)
     result = run([InputDocument(INPUT_NAME, data)], options)
     report_findings(result.findings)
     if result.has_errors:

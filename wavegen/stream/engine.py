@@ -5,14 +5,14 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
 from ..core.plan import KubeObject, Options, Plan, plan
+from ..core.record import Record
 from ..errors import WavegenError
 from . import fallback, fastparse
 from .nodes import (
@@ -37,39 +37,70 @@ _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "Replic
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class InputDocument:
+class InputDocument(Record):
     """One named input: a file's bytes, or standard input's."""
 
-    name: str
-    data: bytes
+    __slots__ = ("data", "name")
+    name: Final[str]
+    data: Final[bytes]
+
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name = name
+        self.data = data
 
 
-@dataclass(slots=True)
-class _Located:
+class _Located(Record, hashable=False):
+    __slots__ = ("file", "item", "piece")
     file: int
     piece: int
     item: int | None
 
+    def __init__(self, file: int, piece: int, item: int | None) -> None:
+        self.file = file
+        self.piece = piece
+        self.item = item
 
-@dataclass(slots=True)
-class _ParsedFile:
+
+class _ParsedFile(Record, hashable=False):
+    __slots__ = ("aliased", "bom", "docs", "fast_read", "pieces", "source")
     source: InputDocument
     bom: str
     pieces: list[Piece]
-    docs: dict[int, DocumentText] = field(default_factory=dict)
-    aliased: set[int] = field(default_factory=set)
-    fast_read: set[int] = field(default_factory=set)  # pieces the subset reader read (no node tree needed to edit)
+    docs: dict[int, DocumentText]
+    aliased: set[int]
+    fast_read: set[int]  # pieces the subset reader read (no node tree needed to edit)
+
+    def __init__(
+        self,
+        source: InputDocument,
+        bom: str,
+        pieces: list[Piece],
+        docs: dict[int, DocumentText] | None = None,
+        aliased: set[int] | None = None,
+        fast_read: set[int] | None = None,
+    ) -> None:
+        self.source = source
+        self.bom = bom
+        self.pieces = pieces
+        self.docs = {} if docs is None else docs
+        self.aliased = set() if aliased is None else aliased
+        self.fast_read = set() if fast_read is None else fast_read
 
 
-@dataclass(slots=True)
-class Result:
+class Result(Record, hashable=False):
     """What a run produced: new bytes per input, the plan, and findings (errors stop output)."""
 
+    __slots__ = ("fallbacks", "findings", "outputs", "plan")
     outputs: list[bytes]
     plan: Plan
     findings: list[Finding]
     fallbacks: list[str]
+
+    def __init__(self, outputs: list[bytes], plan: Plan, findings: list[Finding], fallbacks: list[str]) -> None:
+        self.outputs = outputs
+        self.plan = plan
+        self.findings = findings
+        self.fallbacks = fallbacks
 
     @property
     def has_errors(self) -> bool:

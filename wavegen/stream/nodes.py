@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
+from ..core.record import Record
 from ..errors import WavegenError
 
 try:
@@ -215,10 +215,14 @@ def compose(text: str) -> Node | None:
         loader.dispose()
 
 
-@dataclass(slots=True)
-class Converted:
+class Converted(Record, hashable=False):
+    __slots__ = ("has_alias", "value")
     value: Any
     has_alias: bool
+
+    def __init__(self, value: Any, has_alias: bool) -> None:
+        self.value = value
+        self.has_alias = has_alias
 
 
 class DuplicateKeyError(WavegenError):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from ..core.record import OrderedRecord
 from .nodes import NULL_TAG, mapping_get
 
 
@@ -15,11 +16,16 @@ class Unsafe(Exception):
     """This document cannot be edited as text; it needs a structural round trip."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Edit:
-    start: int
-    end: int
-    text: str
+class Edit(OrderedRecord):
+    __slots__ = ("end", "start", "text")
+    start: Final[int]
+    end: Final[int]
+    text: Final[str]
+
+    def __init__(self, start: int, end: int, text: str) -> None:
+        self.start = start
+        self.end = end
+        self.text = text
 
 
 class DocumentText:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import overload
 
+from ..core.record import Record
 from ..errors import WavegenError
 
 # libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
@@ -24,13 +24,18 @@ _NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)
 BOM = "\ufeff"
 
 
-@dataclass(slots=True)
-class Piece:
+class Piece(Record, hashable=False):
     """A slice of the stream holding at most one document (plus its marker lines and comments)."""
 
+    __slots__ = ("line", "number", "text")
     text: str
     line: int  # 0-based line of the first character, in the whole stream
     number: int  # document number for messages, 1-based
+
+    def __init__(self, text: str, line: int, number: int) -> None:
+        self.text = text
+        self.line = line
+        self.number = number
 
     def has_content(self) -> bool:
         """Whether anything but markers, directives, comments and blank lines is in the piece."""

@@ -1,0 +1,85 @@
+"""Base classes for small value types: field-wise ==, hash, repr (and order) without importing dataclasses."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any, ClassVar
+
+
+def _slot_names(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names.extend((slots,) if isinstance(slots, str) else slots)
+    return names
+
+
+class Record:
+    """Compares, hashes and prints by its fields, as a dataclass would.
+
+    A subclass writes an annotated ``__init__`` whose parameters (after
+    ``self``) are its fields, in order, and lists the same names in
+    ``__slots__``; type checkers see the constructor as written. Fields that
+    never change are annotated ``Final``. ``hashable=False`` in the class
+    statement makes instances unhashable, as a mutable dataclass's are.
+    ``dataclasses`` is not used because importing it (it imports ``inspect``)
+    and building each class with it cost more than a one-document
+    ``wavegen transform`` spends on its work.
+    """
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+    # Returns the field values as a tuple (a single value when there is one field).
+    _values: ClassVar[attrgetter[Any]]
+
+    def __init_subclass__(cls, *, hashable: bool = True, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            code = init.__code__
+            cls._fields = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+            if sorted(cls._fields) != sorted(_slot_names(cls)):
+                raise TypeError(
+                    f"{cls.__qualname__}: __slots__ {_slot_names(cls)} differ from __init__'s parameters {cls._fields}"
+                )
+            cls._values = attrgetter(*cls._fields)
+        if not hashable:
+            cls.__hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self._values(self) == self._values(other))
+
+    def __hash__(self) -> int:
+        return hash(self._values(self))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{self.__class__.__qualname__}({fields})"
+
+
+class OrderedRecord(Record):
+    """A :class:`Record` that also orders by its fields, in order (like ``@dataclass(order=True)``)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self._values(self) < self._values(other))
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self._values(self) <= self._values(other))
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self._values(self) > self._values(other))
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(self._values(self) >= self._values(other))
