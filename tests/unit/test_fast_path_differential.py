@@ -338,3 +338,13 @@ def test_unprintable_characters_are_those_libyaml_refuses() -> None:
         except (yaml.YAMLError, UnicodeEncodeError):
             accepted = False
         assert accepted is not bool(fastparse._NOT_PRINTABLE.search(char)), hex(point)
+
+
+def test_no_value_outlives_its_run() -> None:
+    """Resolved values are cached per run only: a Secret's data must not stay in module state."""
+    value = "c2VjcmV0LXZhbHVlLW9mLXRoaXMtdGVzdA=="
+    bundle = f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: {value}\n".encode()
+    run([InputDocument("bundle.yaml", bundle)], Options(missing="ignore"))
+    for name, held in vars(fastparse).items():
+        if isinstance(held, dict):
+            assert value not in held and value not in held.values(), name

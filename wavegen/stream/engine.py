@@ -136,6 +136,8 @@ class Engine:
         self.files: list[_ParsedFile] = []
         self.objects: list[KubeObject] = []
         self.located: dict[int, _Located] = {}
+        # Plain scalars the subset reader resolved, shared across this engine's documents only.
+        self.plain_values: dict[str, Any] = {}
 
     def _relevant(self, piece: Piece) -> bool:
         match = _KIND.search(piece.text)
@@ -177,7 +179,7 @@ class Engine:
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
-        fast = fastparse.parse(text)
+        fast = fastparse.parse(text, self.plain_values)
         if fast is None:
             return None
         body, root_line = fast

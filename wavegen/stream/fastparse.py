@@ -137,21 +137,23 @@ def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, i
 # One row per line: indentation, "-" and the spaces after it, a plain key, and the rest.
 # Consuming each line break (rather than ^...$ under re.M) keeps the scan fast and gives exactly one row per line.
 _ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|(?=\n)))?([^\n]*+)\n")
-# Plain values repeat across documents ("1", "app", "true"); resolving each only once saves regex work.
-_PLAIN: dict[str, Any] = {}
+# Plain values repeat across documents ("1", "app", "true"); resolving each only once
+# saves regex work. The cache belongs to one run (see parse): values may be secret, and
+# must not outlive the bundle they came from.
+_MAX_CACHED_VALUES = 8192
 
 
 _UNSEEN = object()
 
 
-def _new_plain(value: str) -> Any:
+def _new_plain(value: str, plains: dict[str, Any]) -> Any:
     resolved = _resolve_plain(value)
-    if len(_PLAIN) < 8192:  # bounded: values come from untrusted input
-        _PLAIN[value] = resolved
+    if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
+        plains[value] = resolved
     return resolved
 
 
-def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
+def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[dict[Any, Any], int]:
     """The root block mapping of a document, read row by row with an explicit stack."""
     rows = _ROW.findall(text)
     count = len(lines)
@@ -164,7 +166,6 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
         raise _Bail  # an empty document, or one whose root is indented
     root_line = i
     keys = _KEYS
-    plains = _PLAIN
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence) and those enclosing it.
     top = 0
@@ -226,15 +227,19 @@ def _read(text: str, lines: list[str], i: int) -> tuple[dict[Any, Any], int]:
             i += 1
         elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
             value = plains.get(rest, _UNSEEN)
-            block[key] = _new_plain(rest) if value is _UNSEEN else value
+            block[key] = _new_plain(rest, plains) if value is _UNSEEN else value
             i += 1
         else:
             block[key], i = _inline(lines, rest, i, column)
     return root, root_line
 
 
-def parse(text: str) -> tuple[dict[Any, Any], int] | None:
-    """The value of a block-mapping document and its root's 0-based line, or None outside the subset."""
+def parse(text: str, plain_values: dict[str, Any] | None = None) -> tuple[dict[Any, Any], int] | None:
+    """The value of a block-mapping document and its root's 0-based line, or None outside the subset.
+
+    ``plain_values``: resolved plain scalars shared by the documents of one run (a
+    fresh one per call when not given); the caller drops it with the bundle.
+    """
     if not text.endswith("\n") or text.startswith("%") or any(part in text for part in _UNREAD):
         return None
     if _NOT_PRINTABLE.search(text):
@@ -243,7 +248,7 @@ def parse(text: str) -> tuple[dict[Any, Any], int] | None:
     lines.pop()  # the empty string after the final line break
     start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        return _read(text, lines, start)
+        return _read(text, lines, start, {} if plain_values is None else plain_values)
     except _Bail:
         return None
 
