@@ -16,7 +16,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
-from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
+from .nodes import BOOL_TAG, MAP_TAG, MAX_DEPTH, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
@@ -37,6 +37,12 @@ _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
 _MAX_KEY = 1000
+
+
+# Blocks open around the current one, at most: with the root and an empty "{}" or "[]"
+# inside, a document the reader accepts nests at most MAX_DEPTH - 1 levels, so it needs
+# no depth check of its own; deeper ones go to libyaml, which refuses them as before.
+_MOST_ENCLOSING = MAX_DEPTH - 3
 
 
 class _Bail(Exception):
@@ -188,6 +194,8 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
                 nested: Any = [] if dash else {}
                 pending[pending_key] = nested
                 enclosing.append((top, block, in_sequence))
+                if len(enclosing) > _MOST_ENCLOSING:
+                    raise _Bail
                 top = column
                 block = nested
                 in_sequence = bool(dash)
@@ -210,6 +218,8 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
             mapping: dict[Any, Any] = {}
             block.append(mapping)
             enclosing.append((top, block, True))
+            if len(enclosing) > _MOST_ENCLOSING:
+                raise _Bail
             top = column = column + 1 + len(dash)
             block = mapping
             in_sequence = False
