@@ -348,3 +348,21 @@ def test_no_value_outlives_its_run() -> None:
     for name, held in vars(fastparse).items():
         if isinstance(held, dict):
             assert value not in held and value not in held.values(), name
+
+
+def _nested_configmap(levels: int) -> bytes:
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: deep", "data:"]
+    lines += [f"{' ' * (2 * level)}k{level}:" for level in range(1, levels)]
+    lines.append(f"{' ' * (2 * levels)}x: {{}}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_the_reader_keeps_to_the_depth_limit() -> None:
+    """Near and past MAX_DEPTH both paths agree: the reader declines what it cannot vouch for."""
+    for levels in (MAX_DEPTH - 6, MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 4):
+        data = _nested_configmap(levels)
+        assert_same(data)
+    too_deep = _outcome(_nested_configmap(MAX_DEPTH + 4), Options(missing="ignore"), True)
+    assert too_deep[0] == "error" and "nests deeper" in too_deep[1]
+    assert fastparse.parse(_nested_configmap(MAX_DEPTH - 6).decode()) is not None
+    assert fastparse.parse(_nested_configmap(MAX_DEPTH).decode()) is None

@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
-from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
+from .nodes import BOOL_TAG, MAP_TAG, MAX_DEPTH, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
@@ -38,6 +37,12 @@ _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
 _MAX_KEY = 1000
+
+
+# Blocks open around the current one, at most: with the root and an empty "{}" or "[]"
+# inside, a document the reader accepts nests at most MAX_DEPTH - 1 levels, so it needs
+# no depth check of its own; deeper ones go to libyaml, which refuses them as before.
+_MOST_ENCLOSING = MAX_DEPTH - 3
 
 
 class _Bail(Exception):
@@ -189,6 +194,8 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
                 nested: Any = [] if dash else {}
                 pending[pending_key] = nested
                 enclosing.append((top, block, in_sequence))
+                if len(enclosing) > _MOST_ENCLOSING:
+                    raise _Bail
                 top = column
                 block = nested
                 in_sequence = bool(dash)
@@ -211,6 +218,8 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
             mapping: dict[Any, Any] = {}
             block.append(mapping)
             enclosing.append((top, block, True))
+            if len(enclosing) > _MOST_ENCLOSING:
+                raise _Bail
             top = column = column + 1 + len(dash)
             block = mapping
             in_sequence = False
@@ -240,8 +249,11 @@ def parse(text: str, plain_values: dict[str, Any] | None = None) -> tuple[dict[A
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
     """
-    if not text.endswith("\n") or text.startswith("%") or any(part in text for part in _UNREAD):
+    if not text.endswith("\n") or text.startswith("%"):
         return None
+    for part in _UNREAD:
+        if part in text:
+            return None
     if _NOT_PRINTABLE.search(text):
         return None
     lines = text.split("\n")
@@ -259,8 +271,18 @@ _Wanted = dict[str, "_Wanted"]
 TEMPLATE_PARTS: _Wanted = {"metadata": {"annotations": {}}}
 
 
-def _mark(line: int, column: int) -> Mark:
-    return Mark("", 0, line, column, None, 0)
+class _Position:
+    """The part of a libyaml mark the splicer reads: where a node starts or ends."""
+
+    __slots__ = ("column", "line")
+
+    def __init__(self, line: int, column: int) -> None:
+        self.line = line
+        self.column = column
+
+
+def _mark(line: int, column: int) -> Any:  # a Mark to the splicer; a full yaml Mark costs 3x as much
+    return _Position(line, column)
 
 
 def _is_content(row: tuple[str, str, str, str]) -> bool:

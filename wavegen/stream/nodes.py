@@ -80,7 +80,9 @@ def _flow_openers(text: str) -> int:
 
 def _within(text: str, flow_openers: int, *, compact: bool) -> bool:
     """Whether the bound alone shows the text nests no deeper than MAX_DEPTH."""
-    prefix = _prefix_limit(flow_openers, compact)
+    # Rounded down (a shorter prefix only errs safe) so that a handful of patterns serve
+    # every document: compiling one per bracket count cost more than the checks.
+    prefix = _prefix_limit(flow_openers, compact) // 8 * 8
     if prefix <= 0:
         return False
     later, first = _deep_line(prefix)
