@@ -11,6 +11,7 @@ reference path. The differential tests hold both paths to identical results.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -305,23 +306,23 @@ class _NodeBuilder:
         self.lines = lines
         self.rows = rows
 
-    def find(self, i: int, column: int, wanted: str) -> int:
-        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
+    def key_rows(self, i: int, column: int) -> Iterator[int]:
+        """The rows of the keys of the block mapping at ``column`` whose first key is row i."""
         rows = self.rows
         count = len(rows)
         while i < count:
             spaces, dash, key, rest = rows[i]
             if dash or key or (rest and rest[0] != "#"):
                 indent = len(spaces)
-                if indent < column:
-                    return -1
+                if indent < column or (indent == column and not dash and not key):
+                    return
                 if indent == column and not dash:
-                    if key == wanted:
-                        return i
-                    if not key:
-                        return -1
+                    yield i
             i += 1
-        return -1
+
+    def find(self, i: int, column: int, wanted: str) -> int:
+        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
+        return next((row for row in self.key_rows(i, column) if self.rows[row][2] == wanted), -1)
 
     def nested_start(self, i: int, column: int) -> tuple[int, int, bool] | None:
         """Where the block value of "key:" on row i starts: row, column and whether it is a sequence."""
@@ -370,23 +371,16 @@ class _NodeBuilder:
         With ``wanted`` None only the first pair is built (all that callers read of
         mappings they do not edit); otherwise every pair, in full for wanted keys.
         """
-        rows = self.rows
         pairs: list[tuple[Node, Node]] = []
-        count = len(rows)
-        while i < count:
-            spaces, dash, key, rest = rows[i]
-            if dash or key or (rest and rest[0] != "#"):
-                indent = len(spaces)
-                if indent < column:
-                    break
-                if indent == column and not dash:
-                    key_node = ScalarNode(STR_TAG, key, _mark(i, column), _mark(i, column + len(key)), style="")
-                    inner = wanted.get(key) if wanted is not None else None
-                    pairs.append((key_node, self.value(i, column, key, inner)))
-                    if wanted is None:
-                        break
-            i += 1
-        return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(i, 0), flow_style=False)
+        last = i
+        for last in self.key_rows(i, column):
+            key = self.rows[last][2]
+            key_node = ScalarNode(STR_TAG, key, _mark(last, column), _mark(last, column + len(key)), style="")
+            inner = wanted.get(key) if wanted is not None else None
+            pairs.append((key_node, self.value(last, column, key, inner)))
+            if wanted is None:
+                break
+        return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(last + 1, 0), flow_style=False)
 
 
 def _plain_tag(value: str) -> str:
