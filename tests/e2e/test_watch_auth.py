@@ -119,7 +119,10 @@ def test_exec_plugin_credential_refreshes_mid_run_and_change_rolls_once(
     # Refreshed on expiry, not per request: about one run per 8 s lifetime (less its margin), not hundreds.
     assert 3 <= calls <= 2 + (time.monotonic() - first_call) / 5, calls
     text = w.text()
-    assert "401" not in text and "Unauthorized" not in text, w.tail()
+    # A rejected credential is logged with its status (and "Unauthorized"); a bare "401" would
+    # also match a random port in the command line or the server address.
+    rejected = [r for r in w.records() if 401 in (r.get("status"), r.get("code"))]
+    assert not rejected and "Unauthorized" not in text, w.tail()
     assert all(token not in text for token in issued(exec_identity))
     assert_no_secret_leak(w, cp, ns)
 
