@@ -14,6 +14,7 @@ import yaml
 
 from tests.e2e.conftest import Watcher
 from tests.support.controlplane import ControlPlane
+from tests.support.workloads import opted_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -39,19 +40,7 @@ def bundle(ns: str, value: str, *, external: bool = True, late: bool = False) ->
         env_from.append({"configMapRef": {"name": "late"}})
     docs = [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bundled", "namespace": ns}, "data": {"greeting": value}},
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": ns, "annotations": {"wavegen.io/enabled": "true"}},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": {"app": "web"}},
-                "template": {
-                    "metadata": {"labels": {"app": "web"}},
-                    "spec": {"containers": [{"name": "app", "image": "registry.invalid/app:1", "envFrom": env_from}]},
-                },
-            },
-        },
+        opted_in(ns, {"containers": [{"name": "app", "image": "registry.invalid/app:1", "envFrom": env_from}]}),
     ]
     return "---\n".join(yaml.safe_dump(d, sort_keys=False) for d in docs)
 

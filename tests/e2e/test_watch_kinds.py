@@ -28,6 +28,8 @@ from tests.e2e.test_watch import (
 )
 from tests.support.controlplane import ControlPlane
 from tests.support.tools import REPO_ROOT, in_ci, tools_dir
+from tests.support.workloads import opted_in as opted_in_workload
+from tests.support.workloads import reads_external_secret
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -45,24 +47,7 @@ def wait_until(what: str, check: Callable[[], bool], timeout: float = 30) -> Non
 
 def opted_in(kind: str, api_version: str, ns: str, extra_spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """An opted-in workload whose pod template reads Secret 'external' (not in any bundle: the controller's business)."""
-    return {
-        "apiVersion": api_version,
-        "kind": kind,
-        "metadata": {"name": "web", "namespace": ns, "annotations": {"wavegen.io/enabled": "true"}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": "web"}},
-            "template": {
-                "metadata": {"labels": {"app": "web"}},
-                "spec": {
-                    "containers": [
-                        {"name": "app", "image": "registry.invalid/app:1", "envFrom": [{"secretRef": {"name": "external"}}]}
-                    ]
-                },
-            },
-            **(extra_spec or {}),
-        },
-    }
+    return opted_in_workload(ns, reads_external_secret(), kind=kind, api_version=api_version, extra_spec=extra_spec)
 
 
 def get(cp: ControlPlane, resource: str, ns: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from tests.e2e.test_watch import (
     transform,
 )
 from tests.support.controlplane import ControlPlane
+from tests.support.workloads import opted_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -39,16 +40,7 @@ def web(ns: str, container: dict[str, Any], volumes: list[dict[str, Any]] | None
         spec["volumes"] = volumes
     docs = [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bundled", "namespace": ns}, "data": {"a": "1"}},
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": ns, "annotations": {"wavegen.io/enabled": "true"}},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": {"app": "web"}},
-                "template": {"metadata": {"labels": {"app": "web"}}, "spec": spec},
-            },
-        },
+        opted_in(ns, spec),
     ]
     return transform("---\n".join(yaml.safe_dump(d, sort_keys=False) for d in docs), ns)
 

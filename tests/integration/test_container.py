@@ -23,6 +23,7 @@ import yaml
 
 from tests.support.controlplane import ControlPlane, free_port
 from tests.support.tools import REPO_ROOT, in_ci, run
+from tests.support.workloads import opted_in, reads_external_secret
 
 # A cold build (Debian base with mmdebstrap, then the image) takes a few minutes on a busy machine.
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
@@ -222,23 +223,7 @@ def tail(log: Path, lines: int = 40) -> str:
 
 def workload(ns: str) -> dict[str, Any]:
     """An opted-in Deployment reading a Secret the bundle does not hash: the controller's business."""
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": ns, "annotations": {"wavegen.io/enabled": "true"}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": "web"}},
-            "template": {
-                "metadata": {"labels": {"app": "web"}},
-                "spec": {
-                    "containers": [
-                        {"name": "app", "image": "registry.invalid/app:1", "envFrom": [{"secretRef": {"name": "external"}}]}
-                    ]
-                },
-            },
-        },
-    }
+    return opted_in(ns, reads_external_secret())
 
 
 def set_secret(cp: ControlPlane, ns: str, value: str) -> None:
