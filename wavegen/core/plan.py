@@ -81,22 +81,34 @@ class Options(Record):
 class KubeObject(Record):
     """One Kubernetes object from a bundle or the cluster; ``uid`` maps decisions back to it."""
 
-    __slots__ = ("body", "document", "file", "line", "uid")
+    __slots__ = ("body", "document", "file", "line", "reads", "uid")
     uid: Final[int]
     body: Final[Mapping[str, Any]]
     file: Final[str]
     document: Final[int]
     line: Final[int]
+    # What the planner reads of a workload, taken out by a reader that then kept only the
+    # body's identity (WorkloadReader.read, with the options the plan uses); None: read the body.
+    reads: Final[WorkloadReads | None]
 
-    def __init__(self, uid: int, body: Mapping[str, Any], file: str = "", document: int = 0, line: int = 0) -> None:
+    def __init__(
+        self,
+        uid: int,
+        body: Mapping[str, Any],
+        file: str = "",
+        document: int = 0,
+        line: int = 0,
+        reads: WorkloadReads | None = None,
+    ) -> None:
         self.uid = uid
         self.body = body
         self.file = file
         self.document = document
         self.line = line
+        self.reads = reads
 
     def with_body(self, body: Mapping[str, Any]) -> KubeObject:
-        """The same object (uid and position) with another body."""
+        """The same object (uid and position) with another body (read again by the planner)."""
         return KubeObject(self.uid, body, self.file, self.document, self.line)
 
 
@@ -221,6 +233,66 @@ class Plan(Record, hashable=False):
     @property
     def has_errors(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+#: The parts of a body the planner reads, as nested keys; None stands for a whole value. A
+#: tree applies to a mapping, or to each item of a sequence. See :func:`fields_read`.
+FieldTree = dict[str, "FieldTree | None"]
+_IDENTITY_FIELDS: FieldTree = {
+    "apiVersion": None,
+    "kind": None,
+    "metadata": {"name": None, "namespace": None, "annotations": None},
+}
+_SOURCE_FIELDS: FieldTree = {"data": None, "binaryData": None, "stringData": None}
+_CONTAINER_FIELDS: FieldTree = {"env": {"valueFrom": None}, "envFrom": None}
+_TEMPLATE_FIELDS: FieldTree = {
+    "metadata": {"annotations": None},
+    "spec": {
+        "volumes": {"configMap": None, "secret": None, "projected": None},
+        "initContainers": _CONTAINER_FIELDS,
+        "containers": _CONTAINER_FIELDS,
+    },
+}
+
+
+def _merge_fields(into: FieldTree, tree: FieldTree) -> None:
+    for key, sub in tree.items():
+        if key not in into:
+            into[key] = _copy_fields(sub)
+            continue
+        mine = into[key]
+        if mine is None or sub is None:
+            into[key] = None
+        else:
+            _merge_fields(mine, sub)
+
+
+def _copy_fields(tree: FieldTree | None) -> FieldTree | None:
+    return None if tree is None else {key: _copy_fields(sub) for key, sub in tree.items()}
+
+
+def _non_rolling_template_path(kind: str) -> tuple[str, ...]:
+    return ("spec", "template") if kind == "Job" else ()
+
+
+def fields_read(kind: str, options: Options) -> FieldTree:
+    """Every part of a ``kind`` object's body :func:`plan` can read, whatever its API group.
+
+    A reader may drop everything else before planning (or keep it: values outside
+    the tree are never read); the plan is the same. Tests hold the planner to it.
+    """
+    tree = _copy_fields(_IDENTITY_FIELDS)
+    assert tree is not None
+    if kind in ("ConfigMap", "Secret"):
+        _merge_fields(tree, _SOURCE_FIELDS)
+    paths = [path for workload in options.workloads.kinds if workload.kind == kind for path in workload.template_paths]
+    paths.extend(_non_rolling_template_path(kind) for group, name in NON_ROLLING_KINDS if name == kind)
+    for path in paths:
+        nested: FieldTree = _TEMPLATE_FIELDS
+        for part in reversed(path):
+            nested = {part: nested}
+        _merge_fields(tree, nested)
+    return tree
 
 
 def _identity(body: Mapping[str, Any], default_namespace: str) -> tuple[str, str, str, str]:
@@ -405,10 +477,111 @@ def _owned_annotations(template: Mapping[str, Any], owned: tuple[str, ...]) -> d
     return {k: v for k, v in annotations.items() if k in owned and isinstance(k, str) and isinstance(v, str)}
 
 
+class TemplateReads(Record, hashable=False):
+    """What the planner reads of one pod template: its references and its owned annotations."""
+
+    __slots__ = ("current", "needs", "path", "references")
+    path: Final[tuple[str, ...]]
+    references: Final[list[Reference]]
+    needs: Final[Mapping[str, Reference]]  # see _pod_needs (wave profile only)
+    current: Final[Mapping[str, str]]
+
+    def __init__(
+        self, path: tuple[str, ...], references: list[Reference], needs: Mapping[str, Reference], current: Mapping[str, str]
+    ) -> None:
+        self.path = path
+        self.references = references
+        self.needs = needs
+        self.current = current
+
+
+class WorkloadReads(Record, hashable=False):
+    """Everything the planner reads of a workload's body, so that a reader may drop the body.
+
+    ``not_rolling`` is the reason for a kind that carries a pod spec but does not roll
+    (None for a workload kind); ``template_paths`` are where the kind's templates may be.
+    Only valid with the :class:`Options` it was read with.
+    """
+
+    __slots__ = ("annotations", "not_rolling", "template_paths", "templates")
+    annotations: Final[Mapping[str, str]]
+    templates: Final[list[TemplateReads]]
+    not_rolling: Final[str | None]
+    template_paths: Final[tuple[tuple[str, ...], ...]]
+
+    def __init__(
+        self,
+        annotations: Mapping[str, str],
+        templates: list[TemplateReads],
+        not_rolling: str | None,
+        template_paths: tuple[tuple[str, ...], ...],
+    ) -> None:
+        self.annotations = annotations
+        self.templates = templates
+        self.not_rolling = not_rolling
+        self.template_paths = template_paths
+
+
+_NOTHING: Mapping[str, Any] = {}
+
+
+class WorkloadReader:
+    """Reads workload bodies for the planner (:meth:`read`); caches the kind lookups."""
+
+    __slots__ = ("kinds", "options", "owned", "wave")
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.owned = options.owned_annotations
+        self.wave = options.profile == "wave"
+        self.kinds: dict[tuple[str, str], WorkloadKind | None] = {}
+
+    def _lookup(self, group: str, kind: str) -> WorkloadKind | None:
+        try:
+            return self.kinds[group, kind]
+        except KeyError:
+            found = self.kinds[group, kind] = self.options.workloads.lookup(group, kind)
+            return found
+
+    def read_body(self, body: Mapping[str, Any]) -> WorkloadReads | None:
+        """:meth:`read` for a body whose identity is not known yet."""
+        return self.read(body, _identity(body, self.options.namespace))
+
+    def read(self, body: Mapping[str, Any], identity: tuple[str, str, str, str]) -> WorkloadReads | None:
+        """What the planner needs of a workload body; None when the object is no workload at all."""
+        api_version, kind, namespace, _ = identity
+        group = split_api_version(api_version)[0] if "/" in api_version else ""
+        workload_kind = self._lookup(group, kind)
+        options = self.options
+        if workload_kind is None:
+            reason = NON_ROLLING_KINDS.get((group, kind))
+            if reason is None:
+                return None
+            annotations = metadata_annotations(body)
+            spec_path = _non_rolling_template_path(kind)
+            template = _at_path(body, spec_path) if spec_path else body
+            templates = []
+            if template is not None:
+                refs = _template_references(template, spec_path, annotations, namespace, options)
+                templates.append(TemplateReads(spec_path, refs, _NOTHING, _NOTHING))
+            return WorkloadReads(annotations, templates, reason, (spec_path,))
+        annotations = metadata_annotations(body)
+        templates = []
+        for path in workload_kind.template_paths:
+            template = _at_path(body, path)
+            if template is None:
+                continue
+            refs = _template_references(template, path, annotations, namespace, options)
+            needs = _pod_needs(template, path, namespace, options) if self.wave else _NOTHING
+            current = _owned_annotations(template, self.owned) or _NOTHING
+            templates.append(TemplateReads(path, refs, needs, current))
+        return WorkloadReads(annotations or _NOTHING, templates, None, workload_kind.template_paths)
+
+
 class _Planner:
     """Plans workloads against one set of sources; caches what repeats across workloads."""
 
-    __slots__ = ("canonical", "kinds", "options", "owned", "sources", "wave")
+    __slots__ = ("canonical", "options", "owned", "reader", "sources", "wave")
 
     def __init__(self, sources: Mapping[SourceKey, ConfigSource], options: Options) -> None:
         self.options = options
@@ -416,16 +589,14 @@ class _Planner:
         self.canonical = CanonicalCache()
         self.owned = options.owned_annotations
         self.wave = options.profile == "wave"
-        self.kinds: dict[tuple[str, str], WorkloadKind | None] = {}
+        self.reader = WorkloadReader(options)
 
-    def _template_plan(
-        self, template: Mapping[str, Any], path: tuple[str, ...], workload_annotations: Mapping[str, str], namespace: str
-    ) -> TemplatePlan:
+    def _template_plan(self, reads: TemplateReads, workload_annotations: Mapping[str, str], namespace: str) -> TemplatePlan:
         options = self.options
         sources = self.sources
-        refs = _template_references(template, path, workload_annotations, namespace, options)
-        resolved = _resolve(refs, sources, _pod_needs(template, path, namespace, options) if self.wave else None)
-        current = _owned_annotations(template, self.owned)
+        refs = reads.references
+        resolved = _resolve(refs, sources, reads.needs if self.wave else None)
+        current = dict(reads.current)
         # A missing key changes nothing in the hash: the keys that are there are hashed as before.
         present = [r.reference for r in resolved if r.state in HASHED_STATES]
         visible = merge_visible_keys(present)
@@ -447,43 +618,33 @@ class _Planner:
                 {_short_ref(r.reference.source, namespace) for r in resolved if r.state in ("missing", "optional-absent")}
             )
             desired[UNHASHED_ANNOTATION] = ",".join(unhashed) if unhashed else None
-        return TemplatePlan(path, resolved, current, desired, sorted(visible))
-
-    def _lookup(self, group: str, kind: str) -> WorkloadKind | None:
-        try:
-            return self.kinds[group, kind]
-        except KeyError:
-            found = self.kinds[group, kind] = self.options.workloads.lookup(group, kind)
-            return found
+        return TemplatePlan(reads.path, resolved, current, desired, sorted(visible))
 
     def workload(self, obj: KubeObject, identity: tuple[str, str, str, str]) -> WorkloadPlan | None:
+        reads = obj.reads if obj.reads is not None else self.reader.read(obj.body, identity)
+        if reads is None:
+            return None
         api_version, kind, namespace, name = identity
-        group = split_api_version(api_version)[0] if "/" in api_version else ""
-        workload_kind = self._lookup(group, kind)
-        options = self.options
-        body = obj.body
-        if workload_kind is None:
-            reason = NON_ROLLING_KINDS.get((group, kind))
-            if reason is None:
-                return None
-            annotations = metadata_annotations(body)
-            spec_path: tuple[str, ...] = ("spec", "template") if kind == "Job" else ()
-            template = _at_path(body, spec_path) if spec_path else body
-            templates = []
-            if template is not None:
-                refs = _template_references(template, spec_path, annotations, namespace, options)
-                templates.append(TemplatePlan(spec_path, _resolve(refs, self.sources), {}, {}, []))
+        if reads.not_rolling is not None:
+            templates = [TemplatePlan(t.path, _resolve(t.references, self.sources), {}, {}, []) for t in reads.templates]
             return WorkloadPlan(
-                obj.uid, api_version, kind, namespace, name, "not-rolling", reason, templates, obj.file, obj.document, obj.line
+                obj.uid,
+                api_version,
+                kind,
+                namespace,
+                name,
+                "not-rolling",
+                reads.not_rolling,
+                templates,
+                obj.file,
+                obj.document,
+                obj.line,
             )
-        annotations = metadata_annotations(body)
-        status, reason = _selection(annotations, options)
+        annotations = reads.annotations
+        status, reason = _selection(annotations, self.options)
         templates = []
-        for path in workload_kind.template_paths:
-            template = _at_path(body, path)
-            if template is None:
-                continue
-            plan = self._template_plan(template, path, annotations, namespace)
+        for template_reads in reads.templates:
+            plan = self._template_plan(template_reads, annotations, namespace)
             if status is not None:
                 plan.desired = {}
             templates.append(plan)
@@ -491,7 +652,7 @@ class _Planner:
             if not templates:
                 status, reason = (
                     "no-template",
-                    "no pod template at " + " or ".join(".".join(p) for p in workload_kind.template_paths),
+                    "no pod template at " + " or ".join(".".join(p) for p in reads.template_paths),
                 )
             elif all(all(v is None for v in t.desired.values()) for t in templates):
                 status, reason = "no-references", "references no ConfigMap or Secret in the bundle"

@@ -18,12 +18,29 @@ def _sequence(value: Any) -> Sequence[Any]:
     return value if isinstance(value, list) else ()
 
 
+# Pod specs of one bundle repeat the same fields, key sets and sources; a reader keeping every
+# workload's references shares one object for each (bounded, as they come from the input).
+_MAX_SHARED = 4096
+_shared: dict[Any, Any] = {}
+
+
+def _one(value: Any) -> Any:
+    """The shared object equal to ``value`` (a field or a key set: never config data)."""
+    found = _shared.get(value)
+    if found is not None:
+        return found
+    if len(_shared) < _MAX_SHARED:
+        _shared[value] = value
+    return value
+
+
 def _items_keys(source: Mapping[str, Any]) -> frozenset[str] | None:
     """Keys an ``items`` list narrows a volume to; None (all keys) without ``items``."""
     items = source.get("items")
     if not isinstance(items, list) or not items:
         return None
-    return frozenset([i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str)])
+    keys: frozenset[str] = _one(frozenset([i["key"] for i in items if is_mapping(i) and isinstance(i.get("key"), str)]))
+    return keys
 
 
 # How a selector limits the keys a reference sees: not at all, by an ``items`` list, or to its one ``key``.
@@ -61,7 +78,7 @@ def _selectors(
             key = selector.get("key")
             if not isinstance(key, str):
                 continue
-            keys = frozenset((key,))
+            keys = _one(frozenset((key,)))
         elif how == _ITEMS and "items" in selector:
             keys = _items_keys(selector)
         name = selector.get(name_attr)
@@ -70,7 +87,7 @@ def _selectors(
             optional = optional is True or (isinstance(optional, str) and optional.lower() == "true")
             # tuple.__new__ builds the named tuples without their Python-level __new__ (same values).
             source = _new_tuple(SourceKey, (kind, namespace, name))
-            refs.append(_new_tuple(Reference, (source, keys, optional, f"{where}[{index}]{tail}.{attr}")))
+            refs.append(_new_tuple(Reference, (source, keys, optional, _one(f"{where}[{index}]{tail}.{attr}"))))
 
 
 def _volume_refs(refs: list[Reference], volumes: Sequence[Any], namespace: str, base: str) -> None:
@@ -133,6 +150,13 @@ def pod_spec_references(pod_spec: Mapping[str, Any], namespace: str, spec_field:
     if init_containers is not None:
         _container_refs(refs, _sequence(init_containers), namespace, f"{spec_field}.initContainers")
     _container_refs(refs, _sequence(pod_spec.get("containers")), namespace, f"{spec_field}.containers")
+    if len(refs) > 1:
+        # One source key object per source: a plan may keep these for every workload of a bundle.
+        sources: dict[SourceKey, SourceKey] = {}
+        for index, ref in enumerate(refs):
+            source = sources.setdefault(ref.source, ref.source)
+            if source is not ref.source:
+                refs[index] = _new_tuple(Reference, (source, ref.keys, ref.optional, ref.field))
     return refs
 
 

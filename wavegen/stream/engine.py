@@ -11,7 +11,7 @@ import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
-from ..core.plan import KubeObject, Options, Plan, plan
+from ..core.plan import FieldTree, KubeObject, Options, Plan, WorkloadReader, WorkloadReads, fields_read, plan
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fallback, fastparse
@@ -124,14 +124,31 @@ def decode(source: InputDocument) -> tuple[str, str]:
     return text[len(bom) :], bom
 
 
+# A document the subset reader read: its body, its root's line, and the planner's reads of a workload.
+_Read = tuple[dict[Any, Any], int, WorkloadReads | None]
+
+
+def _identity_only(body: dict[Any, Any]) -> dict[Any, Any]:
+    """The fields of a body that identify its object (what the planner reads once it has a workload's reads)."""
+    metadata = body.get("metadata")
+    kept: dict[Any, Any] = {"apiVersion": body.get("apiVersion"), "kind": body.get("kind")}
+    if isinstance(metadata, dict):
+        kept["metadata"] = {key: metadata[key] for key in ("name", "namespace") if key in metadata}
+    return kept
+
+
 class Engine:
     """Parses inputs into core objects and renders a plan back into bytes."""
 
-    def __init__(self, options: Options, *, fast: bool = True) -> None:
+    def __init__(self, options: Options, *, fast: bool = True, only_planned: bool = False) -> None:
         self.options = options
         # fast=False keeps the reference reader (libyaml compose for every relevant
         # document); the differential test runs both and requires identical results.
         self.fast = fast
+        # only_planned: bodies the subset reader reads keep only what plan() reads
+        # (core.plan.fields_read), for callers that need nothing else of them.
+        self.fields: dict[str, FieldTree] | None = {} if only_planned else None
+        self.reader = WorkloadReader(options) if only_planned else None
         self.relevant_kinds = _ALWAYS_PARSED | options.workloads.kind_names()
         self.files: list[_ParsedFile] = []
         self.objects: list[KubeObject] = []
@@ -139,24 +156,31 @@ class Engine:
         # Plain scalars the subset reader resolved, shared across this engine's documents only.
         self.plain_values: dict[str, Any] = {}
 
-    def _relevant(self, piece: Piece) -> bool:
+    def _relevant(self, piece: Piece) -> str | None:
+        """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
         match = _KIND.search(piece.text)
         if match and match.group(1):  # an empty, quoted-odd or non-scalar kind is parsed and checked
             kind = match.group(1)
-            return kind in self.relevant_kinds or kind.endswith("List")
-        return piece.has_content()
+            return kind if kind in self.relevant_kinds or kind.endswith("List") else None
+        return "" if piece.has_content() else None
 
     def _add_object(self, body: Any, node: Node, file_index: int, piece_index: int, item: int | None) -> None:
         self._append_object(body, node.start_mark.line, file_index, piece_index, item)
 
-    def _append_object(self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None) -> None:
+    def _append_object(
+        self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None, reads: WorkloadReads | None = None
+    ) -> None:
         parsed = self.files[file_index]
         piece = parsed.pieces[piece_index]
         uid = len(self.objects)
-        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + root_line + 1))
+        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + root_line + 1, reads))
         # Node trees are not kept: they cost several times the parsed data.
         # The few documents that need edits are composed again when rendering.
         self.located[uid] = _Located(file_index, piece_index, item)
+
+    def _append_read(self, read: _Read, file_index: int, piece_index: int) -> None:
+        body, root_line, reads = read
+        self._append_object(body, root_line, file_index, piece_index, None, reads)
 
     def _check_object(self, body: Any, root_line: int) -> None:
         if not isinstance(body, dict):
@@ -172,25 +196,34 @@ class Engine:
             if kind in self.relevant_kinds and kind != "List" and not named:
                 raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
 
-    def _read_fast(self, text: str) -> tuple[dict[Any, Any], int] | None:
+    def _read_fast(self, text: str, kind: str) -> _Read | None:
         """A relevant document's value without libyaml, when the subset reader can give it.
 
         Everything the reader accepts is valid YAML (see fastparse). Anything it
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
-        fast = fastparse.parse(text, self.plain_values)
+        fields: FieldTree | None = None
+        if self.fields is not None and kind:
+            fields = self.fields.get(kind)
+            if fields is None:
+                fields = self.fields[kind] = fields_read(kind, self.options)
+        fast = fastparse.parse(text, self.plain_values, fields)
         if fast is None:
             return None
         body, root_line = fast
-        kind = body.get("kind")
-        if not isinstance(kind, str) or kind.endswith("List"):
+        if fields is not None and body.get("kind") != kind:
+            return None  # the kind line found by pattern is not the object's kind: read it all
+        body_kind = body.get("kind")
+        if not isinstance(body_kind, str) or body_kind.endswith("List"):
             return None
         try:
             self._check_object(body, root_line)
         except WavegenError:
             return None
-        return fast
+        # In only_planned mode a workload keeps what the planner reads of it and its identity, no more.
+        reads = self.reader.read_body(body) if self.reader is not None else None
+        return (body if reads is None else _identity_only(body)), root_line, reads
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -215,15 +248,15 @@ class Engine:
         """
         if not can_check_at_once(text):
             return False
-        relevant: list[bool] = []
-        reads: list[tuple[dict[Any, Any], int] | None] = []
+        relevant: list[str | None] = []
+        reads: list[_Read | None] = []
         unchecked: list[str] = []
         for piece in parsed.pieces:
             if len(piece.text) > MAX_DOCUMENT_CHARS:
                 return False
             wanted = self._relevant(piece)
             # The reader keeps to the depth limit itself (it declines deeper documents).
-            fast = self._read_fast(piece.text) if wanted else None
+            fast = self._read_fast(piece.text, wanted) if wanted is not None else None
             relevant.append(wanted)
             reads.append(fast)
             if fast is None:
@@ -239,9 +272,9 @@ class Engine:
             for piece_index, piece in enumerate(parsed.pieces):
                 fast = reads[piece_index]
                 if fast is not None:
-                    self._append_object(fast[0], fast[1], file_index, piece_index, None)
+                    self._append_read(fast, file_index, piece_index)
                     parsed.fast_read.add(piece_index)
-                elif relevant[piece_index]:
+                elif relevant[piece_index] is not None:
                     self._compose_piece(parsed, file_index, piece_index, piece)
         except WavegenError:
             for uid in range(first_uid, len(self.objects)):
@@ -262,15 +295,16 @@ class Engine:
                 line=piece.line + 1,
             )
         try:
-            if not self._relevant(piece):
+            kind = self._relevant(piece)
+            if kind is None:
                 validate_piece(piece.text)
                 return
             if self.fast:
                 # What the reader accepts is valid YAML (and within the depth limit); what
                 # it declines is composed below exactly as on the reference path.
-                fast = self._read_fast(piece.text)
+                fast = self._read_fast(piece.text, kind)
                 if fast is not None:
-                    self._append_object(fast[0], fast[1], file_index, piece_index, None)
+                    self._append_read(fast, file_index, piece_index)
                     parsed.fast_read.add(piece_index)
                     return
         except yaml.YAMLError as err:
@@ -419,7 +453,7 @@ def run(inputs: Sequence[InputDocument], options: Options, *, fast: bool = True)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        engine = Engine(options, fast=fast)
+        engine = Engine(options, fast=fast, only_planned=True)
         for source in inputs:
             engine.add(source)
         result = engine.plan()

@@ -17,6 +17,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
+from ..core.plan import FieldTree
 from .nodes import BOOL_TAG, MAP_TAG, MAX_DEPTH, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
@@ -150,6 +151,8 @@ _MAX_CACHED_VALUES = 8192
 
 
 _UNSEEN = object()
+# The fields kept of a block collection nobody reads: none (and none of anything inside it).
+_UNKEPT: FieldTree = {}
 
 
 def _new_plain(value: str, plains: dict[str, Any]) -> Any:
@@ -159,8 +162,12 @@ def _new_plain(value: str, plains: dict[str, Any]) -> Any:
     return resolved
 
 
-def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[dict[Any, Any], int]:
-    """The root block mapping of a document, read row by row with an explicit stack."""
+def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: FieldTree | None) -> tuple[dict[Any, Any], int]:
+    """The root block mapping of a document, read row by row with an explicit stack.
+
+    With ``fields``, block collections outside the tree are read (and checked) but not
+    kept: their key maps to None, so one document's unread parts never accumulate.
+    """
     rows = _ROW.findall(text)
     count = len(lines)
     while i < count:
@@ -173,11 +180,13 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
     root_line = i
     keys = _KEYS
     root: dict[Any, Any] = {}
-    # The open block collection (its column, itself, whether it is a sequence) and those enclosing it.
+    # The open block collection (its column, itself, whether it is a sequence, the fields
+    # kept of it: None for all) and those enclosing it.
     top = 0
     block: Any = root
     in_sequence = False
-    enclosing: list[tuple[int, Any, bool]] = []
+    kept = fields
+    enclosing: list[tuple[int, Any, bool, FieldTree | None]] = []
     pending: dict[Any, Any] | None = None  # the mapping whose last key ("key:") awaits a nested value
     pending_key: Any = None
     pending_column = 0
@@ -193,10 +202,16 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
             if column > pending_column or (column == pending_column and dash):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
                 nested: Any = [] if dash else {}
-                pending[pending_key] = nested
-                enclosing.append((top, block, in_sequence))
+                enclosing.append((top, block, in_sequence, kept))
                 if len(enclosing) > _MOST_ENCLOSING:
                     raise _Bail
+                if kept is None:
+                    pending[pending_key] = nested
+                elif pending_key in kept:
+                    kept = kept[pending_key]
+                    pending[pending_key] = nested
+                else:
+                    kept = _UNKEPT  # read and checked, then dropped with its document
                 top = column
                 block = nested
                 in_sequence = bool(dash)
@@ -205,7 +220,7 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
             while top > column or (top == column and in_sequence and not dash):
                 if not enclosing:
                     raise _Bail
-                top, block, in_sequence = enclosing.pop()
+                top, block, in_sequence, kept = enclosing.pop()
             if top != column:
                 raise _Bail
         if in_sequence:
@@ -218,7 +233,7 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
             # "- key: ..." opens a mapping at the item's column.
             mapping: dict[Any, Any] = {}
             block.append(mapping)
-            enclosing.append((top, block, True))
+            enclosing.append((top, block, True, kept))
             if len(enclosing) > _MOST_ENCLOSING:
                 raise _Bail
             top = column = column + 1 + len(dash)
@@ -244,11 +259,14 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any]) -> tuple[
     return root, root_line
 
 
-def parse(text: str, plain_values: dict[str, Any] | None = None) -> tuple[dict[Any, Any], int] | None:
+def parse(
+    text: str, plain_values: dict[str, Any] | None = None, fields: FieldTree | None = None
+) -> tuple[dict[Any, Any], int] | None:
     """The value of a block-mapping document and its root's 0-based line, or None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
+    ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
     """
     if not text.endswith("\n") or text.startswith("%"):
         return None
@@ -261,7 +279,7 @@ def parse(text: str, plain_values: dict[str, Any] | None = None) -> tuple[dict[A
     lines.pop()  # the empty string after the final line break
     start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        return _read(text, lines, start, {} if plain_values is None else plain_values)
+        return _read(text, lines, start, {} if plain_values is None else plain_values, fields)
     except _Bail:
         return None
 

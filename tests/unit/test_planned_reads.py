@@ -1,0 +1,212 @@
+"""What the planner reads of a body (fields_read, WorkloadReads): planning from it equals planning from the whole body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wavegen.core.plan import FieldTree, KubeObject, Options, fields_read, plan
+from wavegen.core.workloads import WorkloadTable, parse_workload_spec
+from wavegen.stream.engine import Engine, InputDocument, run
+
+from .test_fast_path_differential import FIXTURE_FILES, _options_for
+
+
+def _strictly_pruned(value: Any, tree: FieldTree | None) -> Any:
+    """Only the fields in ``tree``; everything else is gone (stricter than the reader, which keeps scalars)."""
+    if tree is None:
+        return value
+    if isinstance(value, list):
+        return [_strictly_pruned(item, tree) for item in value]
+    if isinstance(value, dict):
+        return {key: _strictly_pruned(item, tree[key]) for key, item in value.items() if key in tree}
+    return value
+
+
+def _plan_text(objects: list[KubeObject], options: Options) -> str:
+    result = plan(objects, options)
+    return repr((result.sources, result.workloads, result.findings))
+
+
+def _full_objects(data: bytes, options: Options) -> list[KubeObject]:
+    engine = Engine(options, fast=False)
+    engine.add(InputDocument("bundle.yaml", data))
+    return engine.objects
+
+
+def assert_plans_alike(data: bytes, options: Options) -> None:
+    """Planning from pruned bodies, and from the engine's reads, equals planning from whole bodies."""
+    objects = _full_objects(data, options)
+    whole = _plan_text(objects, options)
+    pruned = [o.with_body(_strictly_pruned(o.body, fields_read(str(o.body.get("kind")), options))) for o in objects]
+    assert _plan_text(pruned, options) == whole
+    engine = Engine(options, only_planned=True)
+    engine.add(InputDocument("bundle.yaml", data))
+    assert _plan_text(engine.objects, options) == whole
+
+
+def test_fixtures_plan_alike() -> None:
+    for path in FIXTURE_FILES:
+        try:
+            options = _options_for(path)
+            assert_plans_alike(path.read_bytes(), options)
+        except Exception as err:  # a fixture the reference path refuses has no plan to compare
+            if type(err).__name__ != "WavegenError":
+                raise
+
+
+def test_the_reader_keeps_only_what_is_planned() -> None:
+    """Guards against a reduction that does nothing (then the tests above compare a body with itself)."""
+    data = (
+        b"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n    a: b\nspec:\n"
+        b"  selector:\n    matchLabels:\n      a: b\n  template:\n    spec:\n      containers:\n"
+        b"      - name: c\n        ports:\n        - containerPort: 1\n        envFrom:\n        - configMapRef:\n"
+        b"            name: cm\n"
+        b"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    a: b\ndata:\n  k: v\n"
+    )
+    engine = Engine(Options(), only_planned=True)
+    engine.add(InputDocument("bundle.yaml", data))
+    deployment, configmap = engine.objects
+    assert deployment.reads is not None and deployment.body == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+    }
+    assert [r.field for t in deployment.reads.templates for r in t.references] == [
+        "spec.template.spec.containers[0].envFrom[0].configMapRef"
+    ]
+    assert configmap.body["metadata"] == {"name": "cm", "labels": None}
+    assert configmap.body["data"] == {"k": "v"}
+
+
+NAME = st.sampled_from(["cm", "cm2", "sec", "absent"])
+KEY = st.sampled_from(["k", "k2", "missing"])
+OPTIONAL = st.sampled_from(["", "optional: true\n", "optional: false\n", "optional: 'true'\n"])
+
+
+@st.composite
+def _selector(draw: st.DrawFn, name_field: str, keyed: bool) -> str:
+    lines = [f"{name_field}: {draw(NAME)}\n", draw(OPTIONAL)]
+    if keyed:
+        lines.append(f"key: {draw(KEY)}\n")
+    elif draw(st.booleans()):
+        lines.append(f"items:\n- key: {draw(KEY)}\n  path: p\n")
+    return "".join(lines)
+
+
+def _indent(text: str, by: int) -> str:
+    pad = " " * by
+    return "".join(pad + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+@st.composite
+def _container(draw: st.DrawFn) -> str:
+    lines = ["- name: c\n", "  image: i\n", "  ports:\n  - containerPort: 80\n"]
+    envs = draw(st.integers(0, 2))
+    if envs:
+        lines.append("  env:\n")
+    for _ in range(envs):
+        kind = draw(st.sampled_from(["configMapKeyRef", "secretKeyRef"]))
+        lines.append(f"  - name: E\n    valueFrom:\n      {kind}:\n{_indent(draw(_selector('name', True)), 8)}")
+        lines.append("  - name: F\n    value: plain\n")
+    if draw(st.booleans()):
+        kind = draw(st.sampled_from(["configMapRef", "secretRef"]))
+        lines.append(f"  envFrom:\n  - {kind}:\n{_indent(draw(_selector('name', False)), 6)}")
+    return "".join(lines)
+
+
+@st.composite
+def _pod_spec(draw: st.DrawFn) -> str:
+    lines = []
+    for field in draw(st.lists(st.sampled_from(["containers", "initContainers", "volumes", "nodeSelector"]), unique=True)):
+        if field == "volumes":
+            how = draw(st.sampled_from(["configMap", "secret", "projected"]))
+            if how == "projected":
+                source = draw(st.sampled_from(["configMap", "secret"]))
+                body = f"projected:\n  sources:\n  - {source}:\n{_indent(draw(_selector('name', False)), 6)}"
+            else:
+                body = f"{how}:\n{_indent(draw(_selector('name' if how == 'configMap' else 'secretName', False)), 2)}"
+            lines.append(f"volumes:\n- name: v\n{_indent(body, 2)}")
+        elif field == "nodeSelector":
+            lines.append("nodeSelector:\n  disk: ssd\n")
+        else:
+            lines.append(f"{field}:\n{''.join(draw(st.lists(_container(), min_size=1, max_size=2)))}")
+    return "".join(lines)
+
+
+ANNOTATIONS = st.sampled_from(
+    [
+        "",
+        "annotations:\n  wavegen.io/ignore: 'true'\n",
+        "annotations:\n  wavegen.io/enabled: 'true'\n",
+        "annotations:\n  wave.pusher.com/update-on-config-change: 'true'\n",
+        "annotations:\n  wavegen.io/extra-configmaps: cm2, other/cm\n  wavegen.io/extra-secrets: sec\n",
+        "annotations:\n  wave.pusher.com/extra-configmaps: cm2\n",
+    ]
+)
+TEMPLATE_ANNOTATIONS = st.sampled_from(
+    ["", "metadata:\n  annotations:\n    wavegen.io/config-hash: stale\n", "metadata:\n  labels:\n    a: b\n"]
+)
+
+
+@st.composite
+def _workload(draw: st.DrawFn) -> str:
+    kind, api_version, path = draw(
+        st.sampled_from(
+            [
+                ("Deployment", "apps/v1", ("spec", "template")),
+                ("StatefulSet", "apps/v1", ("spec", "template")),
+                ("CronJob", "batch/v1", ("spec", "jobTemplate", "spec", "template")),
+                ("Job", "batch/v1", ("spec", "template")),
+                ("Pod", "v1", ()),
+                ("Widget", "example.com/v1", ("spec", "podTemplate")),
+                ("Deployment", "example.com/v1", ("spec", "template")),
+            ]
+        )
+    )
+    spec = "spec:\n" + _indent(draw(_pod_spec()), 2)
+    # A Pod is its own template: its metadata is the object's.
+    template = draw(TEMPLATE_ANNOTATIONS) + spec if path else spec
+    for depth, part in enumerate(reversed(path)):
+        noise = "replicas: 1\n" if depth == 0 else ""
+        template = f"{noise}{part}:\n{_indent(template, 2)}"
+    metadata = f"metadata:\n  name: w\n{_indent(draw(ANNOTATIONS), 2)}"
+    return f"apiVersion: {api_version}\nkind: {kind}\n{metadata}{template}"
+
+
+@st.composite
+def _source(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["ConfigMap", "Secret"]))
+    name = draw(st.sampled_from(["cm", "cm2", "sec"]))
+    keys = draw(st.lists(st.sampled_from(["k", "k2"]), unique=True))
+    field = "data" if kind == "ConfigMap" or draw(st.booleans()) else "stringData"
+    value = "dg==" if kind == "Secret" and field == "data" else "v"
+    data = f"{field}:\n" + "".join(f"  {k}: {value}\n" for k in keys) if keys else ""
+    ignored = draw(st.sampled_from(["", "  annotations:\n    wavegen.io/ignore: 'true'\n"]))
+    return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  labels:\n    a: b\n{ignored}{data}"
+
+
+@st.composite
+def _bundles(draw: st.DrawFn) -> bytes:
+    docs = draw(st.lists(st.one_of(_source(), _workload()), min_size=1, max_size=6))
+    return ("---\n" + "---\n".join(docs)).encode()
+
+
+_WIDGETS = WorkloadTable().extended([parse_workload_spec("Widget.example.com=spec.podTemplate")])
+_OPTIONS = st.builds(
+    Options,
+    profile=st.sampled_from(["wavegen", "wave"]),
+    opt_in=st.booleans(),
+    workloads=st.sampled_from([WorkloadTable(), _WIDGETS]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_bundles(), _OPTIONS)
+def test_generated_bundles_plan_alike(data: bytes, options: Options) -> None:
+    assert_plans_alike(data, options)
+    fast = run([InputDocument("bundle.yaml", data)], options)
+    reference = run([InputDocument("bundle.yaml", data)], options, fast=False)
+    assert (fast.outputs, repr(fast.findings)) == (reference.outputs, repr(reference.findings))
