@@ -42,6 +42,19 @@ def test_split_reassembles_byte_for_byte() -> None:
     assert [p.line for p in pieces] == [0, 1, 3, 6, 7, 9]
 
 
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        ("%YAML 1.1\n---\na: 1\n", ["%YAML 1.1\n---\na: 1\n"]),
+        ("a: 1\n%YAML 1.1\n---\nb: 1\n", ["a: 1\n", "%YAML 1.1\n---\nb: 1\n"]),
+        ("x: 1\n---\n%TAG ! x\n---\n", ["x: 1\n", "---\n", "%TAG ! x\n---\n"]),
+        ("a: 1\n---\nb: 50%\n---\n", ["a: 1\n", "---\nb: 50%\n", "---\n"]),
+    ],
+)
+def test_directives_belong_to_the_document_they_precede(text: str, pieces: list[str]) -> None:
+    assert [p.text for p in split_stream(text)] == pieces
+
+
 def test_three_dashes_inside_a_block_scalar_is_not_a_marker() -> None:
     text = CM.replace("  k: v\n", "  k: |\n    ---\n    not a marker\n") + "---\n" + deploy()
     out = transform(text)

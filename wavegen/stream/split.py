@@ -98,9 +98,10 @@ def split_stream(text: str) -> list[Piece]:
     """Split at document markers; a ``---`` line starts a piece, a ``...`` line ends one."""
     cuts = {0, len(text)}
     starts = [m.start() + 1 for m in _DOC_START.finditer(text)]
+    # Directives (%YAML, %TAG) belong to the document they precede (most streams have none).
+    has_directives = text.startswith("%") or "\n%" in text
     for cut in starts:
-        # Directives (%YAML, %TAG) belong to the document they precede.
-        while cut > 0:
+        while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
             if _DIRECTIVE_LINE.match(text[previous:cut]):
                 cut = previous
