@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wavegen.core.model import ConfigSource
 from wavegen.core.plan import FieldTree, KubeObject, Options, fields_read, plan
 from wavegen.core.workloads import WorkloadTable, parse_workload_spec
 from wavegen.stream.engine import Engine, InputDocument, run
@@ -77,8 +78,8 @@ def test_the_reader_keeps_only_what_is_planned() -> None:
     assert [r.field for t in deployment.reads.templates for r in t.references] == [
         "spec.template.spec.containers[0].envFrom[0].configMapRef"
     ]
-    assert configmap.body["metadata"] == {"name": "cm", "labels": None}
-    assert configmap.body["data"] == {"k": "v"}
+    assert configmap.body == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}
+    assert isinstance(configmap.reads, ConfigSource) and configmap.reads.text_data == {"k": "v"}
 
 
 NAME = st.sampled_from(["cm", "cm2", "sec", "absent"])
@@ -182,7 +183,10 @@ def _source(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(["cm", "cm2", "sec"]))
     keys = draw(st.lists(st.sampled_from(["k", "k2"]), unique=True))
     field = "data" if kind == "ConfigMap" or draw(st.booleans()) else "stringData"
-    value = "dg==" if kind == "Secret" and field == "data" else "v"
+    # Invalid ones too: a number (not a string) and bad base64 become error findings.
+    value = draw(
+        st.sampled_from(["dg==", "dg==", "not base64!", "1"] if kind == "Secret" and field == "data" else ["v", "v", "1"])
+    )
     data = f"{field}:\n" + "".join(f"  {k}: {value}\n" for k in keys) if keys else ""
     ignored = draw(st.sampled_from(["", "  annotations:\n    wavegen.io/ignore: 'true'\n"]))
     return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  labels:\n    a: b\n{ignored}{data}"

@@ -87,9 +87,9 @@ class KubeObject(Record):
     file: Final[str]
     document: Final[int]
     line: Final[int]
-    # What the planner reads of a workload, taken out by a reader that then kept only the
-    # body's identity (WorkloadReader.read, with the options the plan uses); None: read the body.
-    reads: Final[WorkloadReads | None]
+    # What the planner reads of a workload, ConfigMap or Secret, taken out by a reader that then
+    # kept only the body's identity (PlanReader.read, with the options the plan uses); None: read the body.
+    reads: Final[PlanReads]
 
     def __init__(
         self,
@@ -98,7 +98,7 @@ class KubeObject(Record):
         file: str = "",
         document: int = 0,
         line: int = 0,
-        reads: WorkloadReads | None = None,
+        reads: PlanReads = None,
     ) -> None:
         self.uid = uid
         self.body = body
@@ -338,13 +338,31 @@ def _collect_sources(
     for obj, (api_version, kind, namespace, name) in zip(objects, identities, strict=True):
         if api_version != "v1" or kind not in ("ConfigMap", "Secret") or not name:
             continue
-        try:
-            source = config_source(kind, namespace, name, obj.body)  # type: ignore[arg-type]
-        except SourceError as err:
-            findings.append(
-                Finding(Severity.ERROR, err.message, f"{kind}/{namespace}/{name}", err.field, obj.file, obj.line, obj.document)
-            )
-            continue
+        reads = obj.reads
+        if isinstance(reads, ConfigSource):
+            source = reads
+        else:
+            try:
+                if isinstance(reads, SourceError):
+                    problem = reads  # found by the reader; not raised again (its traceback would keep this frame)
+                else:
+                    source = config_source(kind, namespace, name, obj.body)  # type: ignore[arg-type]
+                    problem = None
+            except SourceError as err:
+                problem = err
+            if problem is not None:
+                findings.append(
+                    Finding(
+                        Severity.ERROR,
+                        problem.message,
+                        f"{kind}/{namespace}/{name}",
+                        problem.field,
+                        obj.file,
+                        obj.line,
+                        obj.document,
+                    )
+                )
+                continue
         sources.pop(source.key, None)  # re-insert: the last definition wins, in its position
         sources[source.key] = source
     return sources, findings
@@ -522,11 +540,13 @@ class WorkloadReads(Record, hashable=False):
         self.template_paths = template_paths
 
 
+#: What a reader may take out of a body for the planner (see KubeObject.reads).
+PlanReads = WorkloadReads | ConfigSource | SourceError | None
 _NOTHING: Mapping[str, Any] = {}
 
 
-class WorkloadReader:
-    """Reads workload bodies for the planner (:meth:`read`); caches the kind lookups."""
+class PlanReader:
+    """Reads bodies for the planner (:meth:`read`); caches the kind lookups."""
 
     __slots__ = ("kinds", "options", "owned", "wave")
 
@@ -543,9 +563,17 @@ class WorkloadReader:
             found = self.kinds[group, kind] = self.options.workloads.lookup(group, kind)
             return found
 
-    def read_body(self, body: Mapping[str, Any]) -> WorkloadReads | None:
-        """:meth:`read` for a body whose identity is not known yet."""
-        return self.read(body, _identity(body, self.options.namespace))
+    def read_body(self, body: Mapping[str, Any]) -> PlanReads:
+        """All the planner reads of a body: a workload's reads, a ConfigMap/Secret's stored form
+        (or what is wrong with it), or None when the body must be kept whole."""
+        identity = _identity(body, self.options.namespace)
+        api_version, kind, namespace, name = identity
+        if api_version == "v1" and kind in ("ConfigMap", "Secret") and name and self._lookup("", kind) is None:
+            try:
+                return config_source(kind, namespace, name, body)  # type: ignore[arg-type]
+            except SourceError as err:
+                return err.with_traceback(None)  # kept for the plan's finding; no frames with it
+        return self.read(body, identity)
 
     def read(self, body: Mapping[str, Any], identity: tuple[str, str, str, str]) -> WorkloadReads | None:
         """What the planner needs of a workload body; None when the object is no workload at all."""
@@ -589,7 +617,7 @@ class _Planner:
         self.canonical = CanonicalCache()
         self.owned = options.owned_annotations
         self.wave = options.profile == "wave"
-        self.reader = WorkloadReader(options)
+        self.reader = PlanReader(options)
 
     def _template_plan(self, reads: TemplateReads, workload_annotations: Mapping[str, str], namespace: str) -> TemplatePlan:
         options = self.options
@@ -621,7 +649,7 @@ class _Planner:
         return TemplatePlan(reads.path, resolved, current, desired, sorted(visible))
 
     def workload(self, obj: KubeObject, identity: tuple[str, str, str, str]) -> WorkloadPlan | None:
-        reads = obj.reads if obj.reads is not None else self.reader.read(obj.body, identity)
+        reads = obj.reads if isinstance(obj.reads, WorkloadReads) else self.reader.read(obj.body, identity)
         if reads is None:
             return None
         api_version, kind, namespace, name = identity

@@ -11,7 +11,7 @@ import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
-from ..core.plan import FieldTree, KubeObject, Options, Plan, WorkloadReader, WorkloadReads, fields_read, plan
+from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fallback, fastparse
@@ -125,7 +125,7 @@ def decode(source: InputDocument) -> tuple[str, str]:
 
 
 # A document the subset reader read: its body, its root's line, and the planner's reads of a workload.
-_Read = tuple[dict[Any, Any], int, WorkloadReads | None]
+_Read = tuple[dict[Any, Any], int, PlanReads]
 
 
 def _identity_only(body: dict[Any, Any]) -> dict[Any, Any]:
@@ -148,7 +148,7 @@ class Engine:
         # only_planned: bodies the subset reader reads keep only what plan() reads
         # (core.plan.fields_read), for callers that need nothing else of them.
         self.fields: dict[str, FieldTree] | None = {} if only_planned else None
-        self.reader = WorkloadReader(options) if only_planned else None
+        self.reader = PlanReader(options) if only_planned else None
         self.relevant_kinds = _ALWAYS_PARSED | options.workloads.kind_names()
         self.files: list[_ParsedFile] = []
         self.objects: list[KubeObject] = []
@@ -168,7 +168,7 @@ class Engine:
         self._append_object(body, node.start_mark.line, file_index, piece_index, item)
 
     def _append_object(
-        self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None, reads: WorkloadReads | None = None
+        self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None, reads: PlanReads = None
     ) -> None:
         parsed = self.files[file_index]
         piece = parsed.pieces[piece_index]
@@ -221,7 +221,7 @@ class Engine:
             self._check_object(body, root_line)
         except WavegenError:
             return None
-        # In only_planned mode a workload keeps what the planner reads of it and its identity, no more.
+        # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads = self.reader.read_body(body) if self.reader is not None else None
         return (body if reads is None else _identity_only(body)), root_line, reads
 

@@ -147,7 +147,7 @@ _ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|
 # Plain values repeat across documents ("1", "app", "true"); resolving each only once
 # saves regex work. The cache belongs to one run (see parse): values may be secret, and
 # must not outlive the bundle they came from.
-_MAX_CACHED_VALUES = 8192
+_MAX_CACHED_VALUES = 2048
 
 
 _UNSEEN = object()
