@@ -155,6 +155,8 @@ class Engine:
         self.located: dict[int, _Located] = {}
         # Plain scalars the subset reader resolved, shared across this engine's documents only.
         self.plain_values: dict[str, Any] = {}
+        # Lines the subset reader split, likewise for this engine's documents only.
+        self.row_cache: fastparse.RowCache = {}
 
     def _relevant(self, piece: Piece) -> str | None:
         """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
@@ -208,7 +210,7 @@ class Engine:
             fields = self.fields.get(kind)
             if fields is None:
                 fields = self.fields[kind] = fields_read(kind, self.options)
-        fast = fastparse.parse(text, self.plain_values, fields)
+        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache)
         if fast is None:
             return None
         body, root_line = fast
@@ -412,7 +414,7 @@ class Engine:
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
                 node: Node | None = None
                 if where.piece in parsed.fast_read:
-                    node = fastparse.template_node(doc.text, template.path)
+                    node = fastparse.template_node(doc.text, template.path, self.row_cache)
                 if node is None:
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None

@@ -141,9 +141,44 @@ def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, i
     return (text + "\n" if header == "|" else text), end
 
 
-# One row per line: indentation, "-" and the spaces after it, a plain key, and the rest.
-# Consuming each line break (rather than ^...$ under re.M) keeps the scan fast and gives exactly one row per line.
-_ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|(?=\n)))?([^\n]*+)\n")
+# A line's row: indentation, "-" and the spaces after it, a plain key, and the rest (always matches).
+_ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z))?(.*+)", re.S)
+# A row: the indentation's width, the dash's spaces, the key, the rest, and the row's shape:
+# _BLANK (nothing, or a comment), _SCALAR (a scalar line of its own), or, after a dash or a
+# key, _EMPTY (nothing more), _PLAIN (a one-line plain scalar the reader resolves) or _OTHER.
+_Row = tuple[int, str, str, str, int]
+_BLANK, _SCALAR, _EMPTY, _PLAIN, _OTHER = range(5)
+# Lines repeat across the documents of a bundle ("    spec:", "      - name: app"): each
+# distinct line is split once per run. Bounded, and per run only: lines may hold secret values.
+_MAX_CACHED_ROWS = 1024
+RowCache = dict[str, _Row]
+
+
+def _row(line: str) -> _Row:
+    spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
+    if not dash and not key:
+        shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
+    elif not rest:
+        shape = _EMPTY
+    elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+        shape = _PLAIN
+    else:
+        shape = _OTHER
+    return len(spaces), dash, key, rest, shape
+
+
+def _rows(lines: list[str], cache: RowCache) -> list[_Row]:
+    rows: list[Any] = [cache.get(line) for line in lines]
+    if None in rows:
+        for index, cached in enumerate(rows):
+            if cached is None:
+                line = lines[index]
+                row = rows[index] = _row(line)
+                if len(cache) < _MAX_CACHED_ROWS:
+                    cache[line] = row
+    return rows
+
+
 # Plain values repeat across documents ("1", "app", "true"); resolving each only once
 # saves regex work. The cache belongs to one run (see parse): values may be secret, and
 # must not outlive the bundle they came from.
@@ -162,18 +197,16 @@ def _new_plain(value: str, plains: dict[str, Any]) -> Any:
     return resolved
 
 
-def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: FieldTree | None) -> tuple[dict[Any, Any], int]:
+def _read(
+    lines: list[str], rows: list[_Row], i: int, plains: dict[str, Any], fields: FieldTree | None
+) -> tuple[dict[Any, Any], int]:
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
     kept: their key maps to None, so one document's unread parts never accumulate.
     """
-    rows = _ROW.findall(text)
     count = len(lines)
-    while i < count:
-        _, dash, key, rest = rows[i]
-        if dash or key or (rest and rest[0] != "#"):
-            break
+    while i < count and rows[i][4] == _BLANK:
         i += 1
     if i >= count or rows[i][0]:
         raise _Bail  # an empty document, or one whose root is indented
@@ -191,13 +224,12 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: F
     pending_key: Any = None
     pending_column = 0
     while i < count:
-        spaces, dash, key, rest = rows[i]
-        if not dash and not key:
-            if not rest or rest[0] == "#":
+        column, dash, key, rest, shape = rows[i]
+        if shape <= _SCALAR:
+            if shape == _BLANK:
                 i += 1
                 continue
             raise _Bail  # a scalar line of its own: multi-line scalars are outside the subset
-        column = len(spaces)
         if pending is not None:
             if column > pending_column or (column == pending_column and dash):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
@@ -225,7 +257,7 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: F
                 raise _Bail
         if in_sequence:
             if not key:
-                if not rest or rest[0] == "-":
+                if shape == _EMPTY or rest[0] == "-":
                     raise _Bail
                 value, i = _inline(lines, rest, i, column)
                 block.append(value)
@@ -244,13 +276,13 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: F
         key = keys.get(key) or _new_key(key)
         if key in block:
             raise _Bail  # the reference path reports the duplicate, with its line
-        if not rest:
+        if shape == _EMPTY:
             block[key] = None  # stays null unless a deeper block follows
             pending = block
             pending_key = key
             pending_column = column
             i += 1
-        elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+        elif shape == _PLAIN:
             value = plains.get(rest, _UNSEEN)
             block[key] = _new_plain(rest, plains) if value is _UNSEEN else value
             i += 1
@@ -260,13 +292,17 @@ def _read(text: str, lines: list[str], i: int, plains: dict[str, Any], fields: F
 
 
 def parse(
-    text: str, plain_values: dict[str, Any] | None = None, fields: FieldTree | None = None
+    text: str,
+    plain_values: dict[str, Any] | None = None,
+    fields: FieldTree | None = None,
+    row_cache: RowCache | None = None,
 ) -> tuple[dict[Any, Any], int] | None:
     """The value of a block-mapping document and its root's 0-based line, or None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
     ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
+    ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
     """
     if not text.endswith("\n") or text.startswith("%"):
         return None
@@ -279,7 +315,8 @@ def parse(
     lines.pop()  # the empty string after the final line break
     start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        return _read(text, lines, start, {} if plain_values is None else plain_values, fields)
+        rows = _rows(lines, {} if row_cache is None else row_cache)
+        return _read(lines, rows, start, {} if plain_values is None else plain_values, fields)
     except _Bail:
         return None
 
@@ -304,13 +341,9 @@ def _mark(line: int, column: int) -> Any:  # a Mark to the splicer; a full yaml 
     return _Position(line, column)
 
 
-def _is_content(row: tuple[str, str, str, str]) -> bool:
-    return bool(row[1] or row[2]) or (bool(row[3]) and row[3][0] != "#")
-
-
-def _next_content(rows: list[tuple[str, str, str, str]], i: int) -> int:
+def _next_content(rows: list[_Row], i: int) -> int:
     count = len(rows)
-    while i < count and not _is_content(rows[i]):
+    while i < count and rows[i][4] == _BLANK:
         i += 1
     return i
 
@@ -320,7 +353,7 @@ class _NodeBuilder:
 
     __slots__ = ("lines", "rows")
 
-    def __init__(self, lines: list[str], rows: list[tuple[str, str, str, str]]) -> None:
+    def __init__(self, lines: list[str], rows: list[_Row]) -> None:
         self.lines = lines
         self.rows = rows
 
@@ -329,9 +362,8 @@ class _NodeBuilder:
         rows = self.rows
         count = len(rows)
         while i < count:
-            spaces, dash, key, rest = rows[i]
-            if dash or key or (rest and rest[0] != "#"):
-                indent = len(spaces)
+            indent, dash, key, _, shape = rows[i]
+            if shape != _BLANK:
                 if indent < column or (indent == column and not dash and not key):
                     return
                 if indent == column and not dash:
@@ -347,8 +379,7 @@ class _NodeBuilder:
         j = _next_content(self.rows, i + 1)
         if j >= len(self.rows):
             return None
-        spaces, dash, _, _ = self.rows[j]
-        indent = len(spaces)
+        indent, dash, _, _, _ = self.rows[j]
         if indent > column or (indent == column and dash):
             return j, indent, bool(dash)
         return None
@@ -408,7 +439,7 @@ def _plain_tag(value: str) -> str:
     return STR_TAG
 
 
-def template_node(text: str, path: tuple[str, ...]) -> MappingNode | None:
+def template_node(text: str, path: tuple[str, ...], row_cache: RowCache | None = None) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
@@ -416,7 +447,7 @@ def template_node(text: str, path: tuple[str, ...]) -> MappingNode | None:
     """
     lines = text.split("\n")
     lines.pop()
-    rows = _ROW.findall(text)
+    rows = _rows(lines, {} if row_cache is None else row_cache)
     builder = _NodeBuilder(lines, rows)
     i = _next_content(rows, 1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
     column = 0
