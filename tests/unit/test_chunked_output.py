@@ -186,3 +186,17 @@ def test_transform_holds_no_input_bytes_while_parsing(
     assert transform_command.run_plain([str(path)]) == 0
     assert seen == [alone]
     assert capsysbinary.readouterr().out == (HELM / "expected.yaml").read_bytes()
+
+
+def cuts(text: str) -> list[list[str]]:
+    """Ways to cut a text into chunks: whole, per character, in halves with empty chunks around."""
+    half = len(text) // 2
+    return [[text], list(text), ["", text[:half], "", text[half:], ""], [text[:1], text[1:]]]
+
+
+@pytest.mark.parametrize(
+    ("left", "right"), [("abc", "abc"), ("abc", "abd"), ("abc", "ab"), ("", ""), ("a\nb", "a\nc"), ("xa", "ax")]
+)
+def test_same_text_compares_the_joined_texts(left: str, right: str) -> None:
+    for a, b in itertools.product(cuts(left), cuts(right)):
+        assert engine.same_text(a, b) is (left == right), (a, b)

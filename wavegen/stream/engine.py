@@ -118,15 +118,20 @@ def same_text(left: list[str], right: list[str]) -> bool:
     """Whether two chunk lists spell the same text, without joining either."""
     if sum(map(len, left)) != sum(map(len, right)):
         return False
-    if len(left) == len(right) and all(a is b or a == b for a, b in zip(left, right, strict=True)):
-        return True
-    # Same length, but cut or spelt differently: compare character by character.
-    return all(a == b for a, b in zip(_characters(left), _characters(right), strict=True))
-
-
-def _characters(chunks: list[str]) -> Iterator[str]:
-    for chunk in chunks:
-        yield from chunk
+    i = j = left_at = right_at = 0
+    while i < len(left) and j < len(right):
+        a, b = left[i], right[j]
+        size = min(len(a) - left_at, len(b) - right_at)
+        # A whole chunk's slice is the chunk itself: aligned chunks are compared without copies.
+        if a[left_at : left_at + size] != b[right_at : right_at + size]:
+            return False
+        left_at += size
+        right_at += size
+        if left_at == len(a):
+            i, left_at = i + 1, 0
+        if right_at == len(b):
+            j, right_at = j + 1, 0
+    return True
 
 
 def encode_chunks(chunks: Iterable[str]) -> Iterator[bytes]:
