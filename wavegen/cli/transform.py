@@ -11,7 +11,7 @@ from ..inputs.files import STDIN_NAME, join_streams, read_bundle, write_atomical
 from ..inputs.flags import Flag, invoke_directly, read_command_line, with_hashing_flags
 from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import report_findings
-from ..stream.engine import run
+from ..stream.engine import handed_over, run, write_chunks
 
 if TYPE_CHECKING:
     import typer
@@ -44,18 +44,20 @@ def transform(
     if in_place and check:
         raise WavegenError("--in-place and --check cannot be combined", exit_code=EXIT_USAGE)
     files, inputs = read_bundle(paths or ["-"])
-    result = run(inputs, options_from_flags(flags))
+    # Handed over: each file's bytes are freed once decoded; the result holds its text as pieces.
+    result = run(handed_over(inputs), options_from_flags(flags))
     report_findings(result.findings)
     if result.has_errors:
         return EXIT_FINDINGS
     if check:
         import difflib
 
-        stale = result.changed(inputs)
+        stale = result.changed()
         for index in stale:
-            name = inputs[index].name
-            before = inputs[index].data.decode("utf-8", "replace").splitlines(keepends=True)
-            after = result.outputs[index].decode("utf-8", "replace").splitlines(keepends=True)
+            file = result.files[index]
+            name = file.name
+            before = "".join(file.original).splitlines(keepends=True)
+            after = "".join(file.chunks).splitlines(keepends=True)
             sys.stdout.writelines(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
         if stale:
             print(f"wavegen: {len(stale)} file(s) have stale config hashes", file=sys.stderr)
@@ -66,15 +68,13 @@ def transform(
     if in_place:
         if any(p is None for p in files):
             raise WavegenError("--in-place cannot write to standard input", exit_code=EXIT_USAGE)
-        write_atomically(
-            [(Path(p), result.outputs[i]) for i, p in enumerate(files) if p is not None and inputs[i].data != result.outputs[i]]
-        )
+        write_atomically([(Path(p), result.files[i].chunks) for i in result.changed() if (p := files[i]) is not None])
         return EXIT_OK
-    data = join_streams(result.outputs)
+    text = join_streams([file.chunks for file in result.files])
     if output:
-        write_atomically([(Path(output), data)])
+        write_atomically([(Path(output), text)])
     else:
-        sys.stdout.buffer.write(data)
+        write_chunks(text, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     return EXIT_OK
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import WavegenError
-from ..stream.engine import InputDocument
+from ..stream.engine import InputDocument, encode_chunks
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -87,22 +87,44 @@ def read_inputs(paths: Sequence[str | Path | None]) -> list[InputDocument]:
     return docs
 
 
-def join_streams(outputs: Sequence[bytes]) -> bytes:
-    """Concatenate several YAML streams into one, adding separators only where needed."""
-    if len(outputs) == 1:
-        return outputs[0]  # no copy of a large bundle
-    parts: list[bytes] = []
-    for index, data in enumerate(outputs):
-        if index and parts and parts[-1] and not parts[-1].endswith(b"\n"):
-            parts.append(b"\n")
-        if index and data and not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
-            parts.append(b"---\n")
-        parts.append(data)
-    return b"".join(parts)
+# Characters whose UTF-8 bytes are all among EF BB BF: the bytes a stream's start is stripped of
+# (byte-order marks) before looking for a "---" marker. Stripping them from the text is the same.
+_MARK_BYTES_CHARS = "\ufeff\ufefb\uffff\ufffb"
 
 
-def write_atomically(replacements: Sequence[tuple[Path, bytes]]) -> None:
-    """Write every file or none: all temp files first, then renames."""
+def _starts_with_marker(chunks: Sequence[str]) -> bool:
+    head = ""
+    for chunk in chunks:
+        if head:
+            head += chunk[:3]
+        else:
+            start = 0
+            while start < len(chunk) and chunk[start] in _MARK_BYTES_CHARS:
+                start += 1
+            head = chunk[start : start + 3]
+        if len(head) >= 3:
+            break
+    return head.startswith("---")
+
+
+def join_streams(outputs: Sequence[Sequence[str]]) -> Iterator[str]:
+    """Several YAML streams (text chunks) as one, adding separators only where needed; nothing is copied."""
+    open_line = False  # the previous stream is not empty and its last line has no line break
+    for index, chunks in enumerate(outputs):
+        empty = not any(chunks)
+        if open_line:
+            yield "\n"
+        if index and not empty and not _starts_with_marker(chunks):
+            yield "---\n"
+        yield from chunks
+        open_line = not empty and not next(chunk for chunk in reversed(chunks) if chunk).endswith("\n")
+
+
+def write_atomically(replacements: Sequence[tuple[Path, bytes | Iterable[str]]]) -> None:
+    """Write every file or none: all temp files first, then renames.
+
+    Each file's content is bytes, or text chunks encoded and written in batches (no copy of the whole).
+    """
     # Only -i and -o write files; tempfile (with shutil and random) would cost every run its import.
     import contextlib
     import tempfile
@@ -115,7 +137,8 @@ def write_atomically(replacements: Sequence[tuple[Path, bytes]]) -> None:
             fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wavegen-tmp", dir=directory)
             staged.append((temp, path))
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
+                    handle.write(block)
                 handle.flush()
                 os.fsync(handle.fileno())
             with contextlib.suppress(FileNotFoundError):

@@ -210,7 +210,7 @@ def execute(inputs: ActionInputs, stdout: Any = None) -> Outcome:
     result = run(documents, options_from_flags(flags))
     for finding in result.findings:
         print(finding_line(finding, github=True), file=out)
-    stale = result.changed(documents)
+    stale = result.changed()
     changed_files = [documents[i].name for i in stale]
     if result.has_errors:
         return Outcome(EXIT_FINDINGS, result, documents, changed_files)

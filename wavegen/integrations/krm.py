@@ -370,7 +370,7 @@ def process(data: bytes, flags: HashingFlags | None = None, environ: Mapping[str
             output_text = text
         else:
             outputs, _ = engine.render(plan)
-            output_text = outputs[0].decode("utf-8")
+            output_text = "".join(outputs[0].chunks)
     except WavegenError as err:
         results = [_error_result(err)]
         return KrmOutcome(with_results(text, results).encode("utf-8"), err.exit_code or EXIT_FINDINGS, results)

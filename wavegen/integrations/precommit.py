@@ -94,7 +94,7 @@ def process(files: Sequence[str], bundle_dirs: Sequence[str], fix: bool, flags: 
         if result.has_errors:
             code = EXIT_FINDINGS
             continue
-        stale = result.changed(inputs)
+        stale = result.changed()
         if not stale:
             continue
         code = EXIT_FINDINGS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, Final
 
 import yaml
 from yaml.nodes import MappingNode, Node
@@ -32,6 +32,9 @@ from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 
 _KIND = re.compile(r"""^(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)""", re.M)
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
+# Text encoded and written at once: large enough that a bundle of small documents is not
+# thousands of tiny writes, small enough that no copy of a whole output is ever made.
+WRITE_BATCH_CHARS = 64 * 1024
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -62,8 +65,9 @@ class _Located(Record, hashable=False):
 
 
 class _ParsedFile(Record, hashable=False):
-    __slots__ = ("aliased", "bom", "docs", "fast_read", "pieces", "source")
-    source: InputDocument
+    # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
+    __slots__ = ("aliased", "bom", "docs", "fast_read", "name", "pieces")
+    name: str
     bom: str
     pieces: list[Piece]
     docs: dict[int, DocumentText]
@@ -72,42 +76,118 @@ class _ParsedFile(Record, hashable=False):
 
     def __init__(
         self,
-        source: InputDocument,
+        name: str,
         bom: str,
         pieces: list[Piece],
         docs: dict[int, DocumentText] | None = None,
         aliased: set[int] | None = None,
         fast_read: set[int] | None = None,
     ) -> None:
-        self.source = source
+        self.name = name
         self.bom = bom
         self.pieces = pieces
         self.docs = {} if docs is None else docs
         self.aliased = set() if aliased is None else aliased
         self.fast_read = set() if fast_read is None else fast_read
 
+    def text_chunks(self) -> list[str]:
+        """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
+        return [self.bom, *(piece.text for piece in self.pieces)]
 
-class Result(Record, hashable=False):
-    """What a run produced: new bytes per input, the plan, and findings (errors stop output)."""
 
-    __slots__ = ("fallbacks", "findings", "outputs", "plan")
-    outputs: list[bytes]
-    plan: Plan
-    findings: list[Finding]
-    fallbacks: list[str]
+class Output(Record, hashable=False):
+    """One input's result as text: the input's chunks, the output's, and whether any piece was edited."""
 
-    def __init__(self, outputs: list[bytes], plan: Plan, findings: list[Finding], fallbacks: list[str]) -> None:
-        self.outputs = outputs
+    __slots__ = ("chunks", "edited", "name", "original")
+    name: str
+    original: list[str]  # the input's text: bom + pieces
+    chunks: list[str]  # the output's text; an unedited piece is the very string of the input's
+    edited: bool  # False: no piece got an edit or a round trip, so the output is the input
+
+    def __init__(self, name: str, original: list[str], chunks: list[str], edited: bool) -> None:
+        self.name = name
+        self.original = original
+        self.chunks = chunks
+        self.edited = edited
+
+    def changed(self) -> bool:
+        return self.edited and not same_text(self.original, self.chunks)
+
+
+def same_text(left: list[str], right: list[str]) -> bool:
+    """Whether two chunk lists spell the same text, without joining either."""
+    if sum(map(len, left)) != sum(map(len, right)):
+        return False
+    i = j = left_at = right_at = 0
+    while i < len(left) and j < len(right):
+        a, b = left[i], right[j]
+        size = min(len(a) - left_at, len(b) - right_at)
+        # A whole chunk's slice is the chunk itself: aligned chunks are compared without copies.
+        if a[left_at : left_at + size] != b[right_at : right_at + size]:
+            return False
+        left_at += size
+        right_at += size
+        if left_at == len(a):
+            i, left_at = i + 1, 0
+        if right_at == len(b):
+            j, right_at = j + 1, 0
+    return True
+
+
+def encode_chunks(chunks: Iterable[str]) -> Iterator[bytes]:
+    """UTF-8 bytes of a chunked text, about WRITE_BATCH_CHARS characters at a time."""
+    batch: list[str] = []
+    size = 0
+    for chunk in chunks:
+        batch.append(chunk)
+        size += len(chunk)
+        if size >= WRITE_BATCH_CHARS:
+            yield "".join(batch).encode("utf-8")
+            batch.clear()
+            size = 0
+    if batch:
+        yield "".join(batch).encode("utf-8")
+
+
+def write_chunks(chunks: Iterable[str], stream: IO[bytes]) -> None:
+    """Write a chunked text to a binary stream as UTF-8, in batches."""
+    for block in encode_chunks(chunks):
+        stream.write(block)
+
+
+class Result:
+    """What a run produced: each input's output as text chunks, the plan, and findings (errors stop output).
+
+    After a run with errors every output is its input, unchanged.
+    """
+
+    __slots__ = ("_outputs", "fallbacks", "files", "findings", "plan")
+
+    def __init__(self, files: list[Output], plan: Plan, findings: list[Finding], fallbacks: list[str]) -> None:
+        self.files = files
         self.plan = plan
         self.findings = findings
         self.fallbacks = fallbacks
+        self._outputs: list[bytes] | None = None
 
     @property
     def has_errors(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
 
-    def changed(self, inputs: Sequence[InputDocument]) -> list[int]:
-        return [i for i, doc in enumerate(inputs) if doc.data != self.outputs[i]]
+    @property
+    def outputs(self) -> list[bytes]:
+        """Each input's new bytes, built on first use (a command that writes the chunks never builds them)."""
+        if self._outputs is None:
+            self._outputs = ["".join(output.chunks).encode("utf-8") for output in self.files]
+        return self._outputs
+
+    def changed(self) -> list[int]:
+        """Indexes of the inputs whose output differs from them."""
+        return [index for index, output in enumerate(self.files) if output.changed()]
+
+    def write(self, index: int, stream: IO[bytes]) -> None:
+        """Write one input's output to a binary stream, chunk by chunk."""
+        write_chunks(self.files[index].chunks, stream)
 
 
 def decode(source: InputDocument) -> tuple[str, str]:
@@ -175,7 +255,7 @@ class Engine:
         parsed = self.files[file_index]
         piece = parsed.pieces[piece_index]
         uid = len(self.objects)
-        self.objects.append(KubeObject(uid, body, parsed.source.name, piece.number, piece.line + root_line + 1, reads))
+        self.objects.append(KubeObject(uid, body, parsed.name, piece.number, piece.line + root_line + 1, reads))
         # Node trees are not kept: they cost several times the parsed data.
         # The few documents that need edits are composed again when rendering.
         self.located[uid] = _Located(file_index, piece_index, item)
@@ -230,10 +310,14 @@ class Engine:
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
         text, bom = decode(source)
-        check_line_breaks(text, source.name)
+        self.add_text(source.name, text, bom)
+
+    def add_text(self, name: str, text: str, bom: str) -> None:
+        """Parse one decoded input (see decode); the engine keeps its pieces, not its bytes."""
+        check_line_breaks(text, name)
         pieces = split_stream(text)
         file_index = len(self.files)
-        parsed = _ParsedFile(source, bom, pieces)
+        parsed = _ParsedFile(name, bom, pieces)
         self.files.append(parsed)
         if self.fast and self._add_checked_at_once(parsed, file_index, text):
             return
@@ -288,11 +372,11 @@ class Engine:
         return True
 
     def _add_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
-        source = parsed.source
+        name = parsed.name
         if len(piece.text) > MAX_DOCUMENT_CHARS:
             raise WavegenError(
                 f"document is larger than {MAX_DOCUMENT_CHARS // (1024 * 1024)} MiB; refusing it",
-                file=source.name,
+                file=name,
                 document=piece.number,
                 line=piece.line + 1,
             )
@@ -310,14 +394,14 @@ class Engine:
                     parsed.fast_read.add(piece_index)
                     return
         except yaml.YAMLError as err:
-            raise yaml_error(err, source.name, piece.number, piece.line, piece.text) from None
+            raise yaml_error(err, name, piece.number, piece.line, piece.text) from None
         except WavegenError as err:
-            raise err.located(file=source.name, document=piece.number, line_offset=piece.line) from None
+            raise err.located(file=name, document=piece.number, line_offset=piece.line) from None
         self._compose_piece(parsed, file_index, piece_index, piece)
 
     def _compose_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
         """Compose a relevant document with libyaml and add its object(s)."""
-        source = parsed.source
+        name = parsed.name
         try:
             root = compose(piece.text)
             if root is None:
@@ -325,13 +409,11 @@ class Engine:
             converted = to_python(root, "&" in piece.text)
             self._check_object(converted.value, root.start_mark.line)
         except yaml.YAMLError as err:
-            raise yaml_error(err, source.name, piece.number, piece.line, piece.text) from None
+            raise yaml_error(err, name, piece.number, piece.line, piece.text) from None
         except RecursionError:
-            raise WavegenError(
-                "document nests too deeply", file=source.name, document=piece.number, line=piece.line + 1
-            ) from None
+            raise WavegenError("document nests too deeply", file=name, document=piece.number, line=piece.line + 1) from None
         except WavegenError as err:
-            raise err.located(file=source.name, document=piece.number, line_offset=piece.line) from None
+            raise err.located(file=name, document=piece.number, line_offset=piece.line) from None
         if converted.has_alias:
             parsed.aliased.add(piece_index)
         body = converted.value
@@ -387,8 +469,12 @@ class Engine:
         result.findings = [self._locate_finding(f, by_position, cache) for f in result.findings]
         return result
 
-    def render(self, result: Plan) -> tuple[list[bytes], list[str]]:
-        """New bytes for every input, and the names of documents that needed a round trip."""
+    def unchanged(self) -> list[Output]:
+        """Every input as its own output (what a run with errors hands back)."""
+        return [_as_read(parsed) for parsed in self.files]
+
+    def render(self, result: Plan) -> tuple[list[Output], list[str]]:
+        """The new text of every input, and the names of documents that needed a round trip."""
         edits: dict[tuple[int, int], list[Edit]] = {}
         changes: dict[tuple[int, int], list[fallback.Change]] = {}
         unsafe: set[tuple[int, int]] = set()
@@ -424,9 +510,13 @@ class Engine:
                     edits.setdefault(key, []).extend(template_edits(doc, node, template.desired))
                 except Unsafe:
                     unsafe.add(key)
-        outputs: list[bytes] = []
+        outputs: list[Output] = []
         fallbacks: list[str] = []
+        touched = {file_index for file_index, _ in edits.keys() | unsafe}
         for file_index, parsed in enumerate(self.files):
+            if file_index not in touched:
+                outputs.append(_as_read(parsed))
+                continue
             chunks: list[str] = [parsed.bom]
             for piece_index, piece in enumerate(parsed.pieces):
                 key = (file_index, piece_index)
@@ -434,33 +524,59 @@ class Engine:
                     try:
                         chunks.append(fallback.roundtrip(piece.text, changes[key]))
                     except WavegenError as err:
-                        raise err.located(file=parsed.source.name, document=piece.number, line_offset=piece.line) from None
-                    fallbacks.append(f"{parsed.source.name}, document {piece.number}")
+                        raise err.located(file=parsed.name, document=piece.number, line_offset=piece.line) from None
+                    fallbacks.append(f"{parsed.name}, document {piece.number}")
                 elif key in edits:
                     try:
                         chunks.append(apply_edits(piece.text, edits[key]))
                     except Unsafe:
                         chunks.append(fallback.roundtrip(piece.text, changes[key]))
-                        fallbacks.append(f"{parsed.source.name}, document {piece.number}")
+                        fallbacks.append(f"{parsed.name}, document {piece.number}")
                 else:
                     chunks.append(piece.text)
-            outputs.append("".join(chunks).encode("utf-8"))
+            outputs.append(Output(parsed.name, parsed.text_chunks(), chunks, True))
         return outputs, fallbacks
 
 
-def run(inputs: Sequence[InputDocument], options: Options, *, fast: bool = True) -> Result:
-    """Parse every input as one bundle, plan, and render; bad input raises WavegenError."""
+def _as_read(parsed: _ParsedFile) -> Output:
+    text = parsed.text_chunks()
+    return Output(parsed.name, text, text, False)
+
+
+def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, str, str]]:
+    """Name, text and byte-order mark of each input, holding no input once it is decoded."""
+    for source in inputs:
+        name = source.name
+        text, bom = decode(source)
+        del source  # the bytes can go now, if nothing else holds them (see handed_over)
+        yield name, text, bom
+
+
+def handed_over(inputs: list[InputDocument]) -> Iterator[InputDocument]:
+    """The inputs in order, each removed from the list as it is taken: nothing here keeps their bytes alive."""
+    inputs.reverse()
+    while inputs:
+        yield inputs.pop()
+
+
+def run(inputs: Iterable[InputDocument], options: Options, *, fast: bool = True) -> Result:
+    """Parse every input as one bundle, plan, and render; bad input raises WavegenError.
+
+    Only the pieces of each input's text are kept, not its bytes: pass ``handed_over(inputs)``
+    for each file's bytes to be freed as soon as it is decoded.
+    """
     # Parsed documents stay alive until rendering and form no cycles; the
     # cyclic collector would rescan them again and again (it tripled run time).
     collecting = gc.isenabled()
     gc.disable()
     try:
         engine = Engine(options, fast=fast, only_planned=True)
-        for source in inputs:
-            engine.add(source)
+        for name, text, bom in _decoded(inputs):
+            engine.add_text(name, text, bom)
+            del text
         result = engine.plan()
         if result.has_errors:
-            return Result([s.data for s in inputs], result, result.findings, [])
+            return Result(engine.unchanged(), result, result.findings, [])
         outputs, fallbacks = engine.render(result)
         return Result(outputs, result, result.findings, fallbacks)
     finally:

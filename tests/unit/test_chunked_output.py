@@ -1,0 +1,202 @@
+"""Outputs kept as text chunks: written in batches, joined without copies, atomic on failure, input bytes not kept."""
+
+from __future__ import annotations
+
+import errno
+import io
+import itertools
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wavegen.cli import transform as transform_command
+from wavegen.core.plan import Options
+from wavegen.errors import WavegenError
+from wavegen.inputs import files
+from wavegen.stream import engine
+from wavegen.stream.engine import WRITE_BATCH_CHARS, InputDocument, encode_chunks, handed_over, run
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gen_bundle import workload_bundle  # noqa: E402
+
+HELM = ROOT / "fixtures" / "helm-basic"
+CRLF = ROOT / "fixtures" / "crlf"
+
+# A BOM, CRLF line breaks, non-ASCII text, and a reference to an absent ConfigMap (an error with --missing error).
+BROKEN = (
+    "\ufeff# héllo ✓ 日本\r\n"
+    "apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: web  # ünïcode\r\n"
+    "spec:\r\n  template:\r\n    spec:\r\n      containers:\r\n      - name: c\r\n"
+    "        envFrom:\r\n        - configMapRef:\r\n            name: absent\r\n"
+    '---\r\napiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: other\r\ndata:\r\n  k: "välue"\r\n'
+).encode()
+
+
+def test_write_equals_outputs_and_unedited_pieces_are_not_copied() -> None:
+    inputs = [
+        InputDocument("bundle.yaml", workload_bundle(40).encode()),
+        InputDocument("helm.yaml", (HELM / "input.yaml").read_bytes()),
+        InputDocument("crlf.yaml", b"\xef\xbb\xbf" + (CRLF / "input.yaml").read_bytes()),
+        InputDocument("empty.yaml", b""),
+    ]
+    result = run(list(inputs), Options())
+    assert not result.has_errors
+    for index in range(len(inputs)):
+        out = io.BytesIO()
+        result.write(index, out)
+        assert out.getvalue() == result.outputs[index]
+    assert result.changed() == [i for i, doc in enumerate(inputs) if doc.data != result.outputs[i]] == [0, 1, 2]
+    bundle = result.files[0]
+    unedited = [i for i, chunk in enumerate(bundle.chunks) if "kind: Deployment" not in chunk]
+    assert len(unedited) > len(bundle.chunks) // 2
+    assert all(bundle.chunks[i] is bundle.original[i] for i in unedited)
+
+
+def test_outputs_are_built_once() -> None:
+    result = run([InputDocument("helm.yaml", (HELM / "input.yaml").read_bytes())], Options())
+    assert result.outputs is result.outputs
+
+
+def test_chunks_are_encoded_in_batches_not_one_write_each() -> None:
+    chunks = ["ä" * 100 + "\n"] * 5000 + ["x" * (3 * WRITE_BATCH_CHARS), "", "end"]
+    blocks = list(encode_chunks(chunks))
+    assert b"".join(blocks) == "".join(chunks).encode()
+    assert len(blocks) <= len("".join(chunks)) // WRITE_BATCH_CHARS + 2
+    assert all(len(block.decode()) < 2 * WRITE_BATCH_CHARS for block in blocks[:-2])
+
+
+def old_join(outputs: Sequence[bytes]) -> bytes:
+    """How transform joined several files' bytes before outputs were chunks (the reference)."""
+    if len(outputs) == 1:
+        return outputs[0]
+    parts: list[bytes] = []
+    for index, data in enumerate(outputs):
+        if index and parts and parts[-1] and not parts[-1].endswith(b"\n"):
+            parts.append(b"\n")
+        if index and data and not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+            parts.append(b"---\n")
+        parts.append(data)
+    return b"".join(parts)
+
+
+STREAMS = ["", "a: 1", "a: 1\n", "---\nb: 2\n", "\ufeff---\nc: 3", "\ufeff\ufeff---\n", "\ufeffd: 4\n", "\ufefb--x", "-", "--"]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_join_streams_matches_the_byte_join(count: int) -> None:
+    for combo in itertools.product(STREAMS, repeat=count):
+        # Cut each stream into chunks at every character, and whole.
+        for chunked in ([[text] for text in combo], [[c for c in text] for text in combo], [["", text, ""] for text in combo]):
+            joined = "".join(files.join_streams(chunked)).encode()
+            assert joined == old_join([text.encode() for text in combo]), combo
+
+
+def failing_chunks(parts: int) -> Iterator[str]:
+    for _ in range(parts):
+        yield "x" * WRITE_BATCH_CHARS
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_write_atomically_with_failing_chunks_keeps_the_original(tmp_path: Path) -> None:
+    kept, new = tmp_path / "kept.yaml", tmp_path / "new.yaml"
+    kept.write_bytes(b"original\n")
+    with pytest.raises(WavegenError, match="cannot write"):
+        files.write_atomically([(new, ["fine\n"]), (kept, failing_chunks(3))])
+    assert kept.read_bytes() == b"original\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.yaml"]
+
+
+def test_write_atomically_takes_bytes_and_chunks(tmp_path: Path) -> None:
+    files.write_atomically([(tmp_path / "a", b"bytes\n"), (tmp_path / "b", iter(["chünks", "\n"]))])
+    assert (tmp_path / "a").read_bytes() == b"bytes\n"
+    assert (tmp_path / "b").read_bytes() == "chünks\n".encode()
+
+
+def test_output_file_failing_midway_leaves_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.yaml"
+    source.write_text(workload_bundle(200))
+    out = tmp_path / "out.yaml"
+    out.write_bytes(b"before\n")
+    real = files.encode_chunks
+
+    def one_block_then_full_disk(chunks: Any) -> Iterator[bytes]:
+        blocks = real(chunks)
+        yield next(blocks)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "encode_chunks", one_block_then_full_disk)
+    assert transform_command.run_plain([str(source), "-o", str(out)]) != 0
+    assert "cannot write" in capsys.readouterr().err
+    assert out.read_bytes() == b"before\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.yaml", "out.yaml"]
+
+
+def test_outputs_of_a_run_with_errors_are_the_inputs_byte_for_byte() -> None:
+    inputs = [InputDocument("broken.yaml", BROKEN), InputDocument("helm.yaml", (HELM / "input.yaml").read_bytes())]
+    result = run(handed_over(list(inputs)), Options(missing="error"))
+    assert result.has_errors
+    assert result.outputs == [doc.data for doc in inputs]
+    assert result.changed() == []
+    out = io.BytesIO()
+    result.write(0, out)
+    assert out.getvalue() == BROKEN
+
+
+def test_handed_over_inputs_are_not_kept_once_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = workload_bundle(5).encode()
+    alone = sys.getrefcount(data)
+    inputs = [InputDocument("bundle.yaml", data)]
+    assert sys.getrefcount(data) == alone + 1
+    seen: list[int] = []
+    real = engine.Engine.add_text
+
+    def add_text(self: engine.Engine, name: str, text: str, bom: str) -> None:
+        seen.append(sys.getrefcount(data))
+        real(self, name, text, bom)
+
+    monkeypatch.setattr(engine.Engine, "add_text", add_text)
+    result = run(handed_over(inputs), Options())
+    assert seen == [alone]
+    assert inputs == [] and sys.getrefcount(data) == alone
+    assert result.outputs[0] != data
+
+
+def test_transform_holds_no_input_bytes_while_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = tmp_path / "in.yaml"
+    path.write_bytes((HELM / "input.yaml").read_bytes())
+    data = path.read_bytes()
+    alone = sys.getrefcount(data)
+    seen: list[int] = []
+    real = engine.Engine.add_text
+
+    def add_text(self: engine.Engine, name: str, text: str, bom: str) -> None:
+        seen.append(sys.getrefcount(data))
+        real(self, name, text, bom)
+
+    monkeypatch.setattr(files, "_read", lambda _path: data)
+    monkeypatch.setattr(engine.Engine, "add_text", add_text)
+    assert transform_command.run_plain([str(path)]) == 0
+    assert seen == [alone]
+    assert capsysbinary.readouterr().out == (HELM / "expected.yaml").read_bytes()
+
+
+def cuts(text: str) -> list[list[str]]:
+    """Ways to cut a text into chunks: whole, per character, in halves with empty chunks around."""
+    half = len(text) // 2
+    return [[text], list(text), ["", text[:half], "", text[half:], ""], [text[:1], text[1:]]]
+
+
+@pytest.mark.parametrize(
+    ("left", "right"), [("abc", "abc"), ("abc", "abd"), ("abc", "ab"), ("", ""), ("a\nb", "a\nc"), ("xa", "ax")]
+)
+def test_same_text_compares_the_joined_texts(left: str, right: str) -> None:
+    for a, b in itertools.product(cuts(left), cuts(right)):
+        assert engine.same_text(a, b) is (left == right), (a, b)
