@@ -70,15 +70,12 @@ def test_the_reader_keeps_only_what_is_planned() -> None:
     engine = Engine(Options(), only_planned=True)
     engine.add(InputDocument("bundle.yaml", data))
     deployment, configmap = engine.objects
-    assert deployment.reads is not None and deployment.body == {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "d"},
-    }
+    assert deployment.reads is not None and deployment.body == {}
+    assert deployment.identity == ("apps/v1", "Deployment", "default", "d")
     assert [r.field for t in deployment.reads.templates for r in t.references] == [
         "spec.template.spec.containers[0].envFrom[0].configMapRef"
     ]
-    assert configmap.body == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}
+    assert configmap.body == {} and configmap.identity == ("v1", "ConfigMap", "default", "cm")
     assert isinstance(configmap.reads, ConfigSource) and configmap.reads.text_data == {"k": "v"}
 
 

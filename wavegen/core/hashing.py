@@ -81,8 +81,23 @@ def _source_of(part: tuple[SourceKey, frozenset[str] | None, _Lines]) -> SourceK
     return part[0]
 
 
-# Per source: the ConfigSource, its stored values, its header line, and the line of each key digested so far.
-_Lines = tuple[ConfigSource, dict[str, bytes], bytes, dict[str, bytes]]
+# Per source: the ConfigSource, its header line, and the line of each key digested so far.
+_Lines = tuple[ConfigSource, bytes, dict[str, bytes]]
+
+
+def _stored_value(source: ConfigSource, data_key: str) -> bytes | None:
+    """One key's stored bytes, as ``visible_items`` gives them, without copying the others."""
+    text = source.text_data.get(data_key)
+    if data_key in source.binary_data:
+        return source.binary_data[data_key]
+    return None if text is None else text.encode("utf-8")
+
+
+def _sorted_keys(source: ConfigSource) -> list[str]:
+    text, binary = source.text_data, source.binary_data
+    if not binary or not text:
+        return sorted(binary or text)
+    return sorted(source.key_names())
 
 
 class CanonicalCache:
@@ -106,19 +121,20 @@ class CanonicalCache:
             key = source.key
             entry = entries.get(key)
             if entry is None or entry[0] is not source:
-                entry = entries[key] = (source, source.visible_items(None), _source_line(key), {})
+                entry = entries[key] = (source, _source_line(key), {})
             parts.append((key, keys, entry))
         if len(parts) > 1:
             parts.sort(key=_source_of)
         out = [CANONICAL_HEADER]
-        for _, keys, (_, values, header, lines) in parts:
+        for _, keys, (source, header, lines) in parts:
             out.append(header)
-            for data_key in sorted(values) if keys is None else sorted(keys):
+            for data_key in _sorted_keys(source) if keys is None else sorted(keys):
                 line = lines.get(data_key)
                 if line is None:
-                    if data_key not in values:
+                    value = _stored_value(source, data_key)
+                    if value is None:
                         continue
-                    line = lines[data_key] = _key_line(data_key, value_digest(values[data_key]))
+                    line = lines[data_key] = _key_line(data_key, value_digest(value))
                 out.append(line)
         return b"".join(out)
 

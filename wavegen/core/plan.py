@@ -81,7 +81,7 @@ class Options(Record):
 class KubeObject(Record):
     """One Kubernetes object from a bundle or the cluster; ``uid`` maps decisions back to it."""
 
-    __slots__ = ("body", "document", "file", "line", "reads", "uid")
+    __slots__ = ("body", "document", "file", "identity", "line", "reads", "uid")
     uid: Final[int]
     body: Final[Mapping[str, Any]]
     file: Final[str]
@@ -90,6 +90,9 @@ class KubeObject(Record):
     # What the planner reads of a workload, ConfigMap or Secret, taken out by a reader that then
     # kept only the body's identity (PlanReader.read, with the options the plan uses); None: read the body.
     reads: Final[PlanReads]
+    # (apiVersion, kind, namespace, name) as the planner reads them from the body, taken out
+    # by the same reader (with the same options); None: read the body.
+    identity: Final[Identity | None]
 
     def __init__(
         self,
@@ -99,6 +102,7 @@ class KubeObject(Record):
         document: int = 0,
         line: int = 0,
         reads: PlanReads = None,
+        identity: Identity | None = None,
     ) -> None:
         self.uid = uid
         self.body = body
@@ -106,6 +110,7 @@ class KubeObject(Record):
         self.document = document
         self.line = line
         self.reads = reads
+        self.identity = identity
 
     def with_body(self, body: Mapping[str, Any]) -> KubeObject:
         """The same object (uid and position) with another body (read again by the planner)."""
@@ -295,7 +300,11 @@ def fields_read(kind: str, options: Options) -> FieldTree:
     return tree
 
 
-def _identity(body: Mapping[str, Any], default_namespace: str) -> tuple[str, str, str, str]:
+#: An object's (apiVersion, kind, namespace, name), the namespace defaulted.
+Identity = tuple[str, str, str, str]
+
+
+def _identity(body: Mapping[str, Any], default_namespace: str) -> Identity:
     api_version = body.get("apiVersion")
     kind = body.get("kind")
     metadata = body.get("metadata")
@@ -325,13 +334,13 @@ def _short_ref(key: SourceKey, namespace: str) -> str:
     return f"{key.kind}/{key.name}" if key.namespace == namespace else f"{key.kind}/{key.namespace}/{key.name}"
 
 
-def _identities(objects: Sequence[KubeObject], options: Options) -> list[tuple[str, str, str, str]]:
+def _identities(objects: Sequence[KubeObject], options: Options) -> list[Identity]:
     namespace = options.namespace
-    return [_identity(obj.body, namespace) for obj in objects]
+    return [_identity(obj.body, namespace) if obj.identity is None else obj.identity for obj in objects]
 
 
 def _collect_sources(
-    objects: Sequence[KubeObject], identities: Sequence[tuple[str, str, str, str]]
+    objects: Sequence[KubeObject], identities: Sequence[Identity]
 ) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
     sources: dict[SourceKey, ConfigSource] = {}
     findings: list[Finding] = []
@@ -382,7 +391,7 @@ def _where(obj: KubeObject) -> str:
     return ":".join(str(p) for p in (obj.file or "input", obj.document, obj.line))
 
 
-def _duplicate_findings(objects: Sequence[KubeObject], identities: Sequence[tuple[str, str, str, str]]) -> list[Finding]:
+def _duplicate_findings(objects: Sequence[KubeObject], identities: Sequence[Identity]) -> list[Finding]:
     first: dict[tuple[str, str, str, str], KubeObject] = {}
     groups: dict[str, str] = {}
     findings: list[Finding] = []
@@ -563,19 +572,19 @@ class PlanReader:
             found = self.kinds[group, kind] = self.options.workloads.lookup(group, kind)
             return found
 
-    def read_body(self, body: Mapping[str, Any]) -> PlanReads:
-        """All the planner reads of a body: a workload's reads, a ConfigMap/Secret's stored form
-        (or what is wrong with it), or None when the body must be kept whole."""
+    def read_body(self, body: Mapping[str, Any]) -> tuple[PlanReads, Identity]:
+        """All the planner reads of a body, and its identity: a workload's reads, a ConfigMap's
+        or Secret's stored form (or what is wrong with it), or None when the body must be kept."""
         identity = _identity(body, self.options.namespace)
         api_version, kind, namespace, name = identity
         if api_version == "v1" and kind in ("ConfigMap", "Secret") and name and self._lookup("", kind) is None:
             try:
-                return config_source(kind, namespace, name, body)  # type: ignore[arg-type]
+                return config_source(kind, namespace, name, body), identity  # type: ignore[arg-type]
             except SourceError as err:
-                return err.with_traceback(None)  # kept for the plan's finding; no frames with it
-        return self.read(body, identity)
+                return err.with_traceback(None), identity  # kept for the plan's finding; no frames with it
+        return self.read(body, identity), identity
 
-    def read(self, body: Mapping[str, Any], identity: tuple[str, str, str, str]) -> WorkloadReads | None:
+    def read(self, body: Mapping[str, Any], identity: Identity) -> WorkloadReads | None:
         """What the planner needs of a workload body; None when the object is no workload at all."""
         api_version, kind, namespace, _ = identity
         group = split_api_version(api_version)[0] if "/" in api_version else ""
@@ -648,7 +657,7 @@ class _Planner:
             desired[UNHASHED_ANNOTATION] = ",".join(unhashed) if unhashed else None
         return TemplatePlan(reads.path, resolved, current, desired, sorted(visible))
 
-    def workload(self, obj: KubeObject, identity: tuple[str, str, str, str]) -> WorkloadPlan | None:
+    def workload(self, obj: KubeObject, identity: Identity) -> WorkloadPlan | None:
         reads = obj.reads if isinstance(obj.reads, WorkloadReads) else self.reader.read(obj.body, identity)
         if reads is None:
             return None

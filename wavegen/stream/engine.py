@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable, Iterator
-from typing import IO, Any, Final
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
+from typing import IO, Any, Final, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
-from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
+from ..core.plan import FieldTree, Identity, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fallback, fastparse
@@ -52,16 +53,12 @@ class InputDocument(Record):
         self.data = data
 
 
-class _Located(Record, hashable=False):
-    __slots__ = ("file", "item", "piece")
+class _Located(NamedTuple):
+    """Where an object is: file, piece, and item of a List (a tuple: one is kept per object)."""
+
     file: int
     piece: int
     item: int | None
-
-    def __init__(self, file: int, piece: int, item: int | None) -> None:
-        self.file = file
-        self.piece = piece
-        self.item = item
 
 
 class _ParsedFile(Record, hashable=False):
@@ -204,17 +201,10 @@ def decode(source: InputDocument) -> tuple[str, str]:
     return text[len(bom) :], bom
 
 
-# A document the subset reader read: its body, its root's line, and the planner's reads of a workload.
-_Read = tuple[dict[Any, Any], int, PlanReads]
-
-
-def _identity_only(body: dict[Any, Any]) -> dict[Any, Any]:
-    """The fields of a body that identify its object (what the planner reads once it has a workload's reads)."""
-    metadata = body.get("metadata")
-    kept: dict[Any, Any] = {"apiVersion": body.get("apiVersion"), "kind": body.get("kind")}
-    if isinstance(metadata, dict):
-        kept["metadata"] = {key: metadata[key] for key in ("name", "namespace") if key in metadata}
-    return kept
+# A document the subset reader read: its body, its root's line, and what the planner reads of it.
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None]
+# The body of an object whose reads and identity are all the planner needs of it.
+_PLANNED: Mapping[str, Any] = MappingProxyType({})
 
 
 class Engine:
@@ -232,7 +222,7 @@ class Engine:
         self.relevant_kinds = _ALWAYS_PARSED | options.workloads.kind_names()
         self.files: list[_ParsedFile] = []
         self.objects: list[KubeObject] = []
-        self.located: dict[int, _Located] = {}
+        self.located: list[_Located] = []  # by uid
         # Plain scalars the subset reader resolved, shared across this engine's documents only.
         self.plain_values: dict[str, Any] = {}
         # Lines the subset reader split, likewise for this engine's documents only.
@@ -250,19 +240,27 @@ class Engine:
         self._append_object(body, node.start_mark.line, file_index, piece_index, item)
 
     def _append_object(
-        self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None, reads: PlanReads = None
+        self,
+        body: Any,
+        root_line: int,
+        file_index: int,
+        piece_index: int,
+        item: int | None,
+        reads: PlanReads = None,
+        identity: Identity | None = None,
     ) -> None:
         parsed = self.files[file_index]
         piece = parsed.pieces[piece_index]
         uid = len(self.objects)
-        self.objects.append(KubeObject(uid, body, parsed.name, piece.number, piece.line + root_line + 1, reads))
+        line = piece.line + root_line + 1
+        self.objects.append(KubeObject(uid, body, parsed.name, piece.number, line, reads, identity))
         # Node trees are not kept: they cost several times the parsed data.
         # The few documents that need edits are composed again when rendering.
-        self.located[uid] = _Located(file_index, piece_index, item)
+        self.located.append(_Located(file_index, piece_index, item))
 
     def _append_read(self, read: _Read, file_index: int, piece_index: int) -> None:
-        body, root_line, reads = read
-        self._append_object(body, root_line, file_index, piece_index, None, reads)
+        body, root_line, reads, identity = read
+        self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
 
     def _check_object(self, body: Any, root_line: int) -> None:
         if not isinstance(body, dict):
@@ -303,9 +301,11 @@ class Engine:
             self._check_object(body, root_line)
         except WavegenError:
             return None
+        if self.reader is None:
+            return body, root_line, None, None
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
-        reads = self.reader.read_body(body) if self.reader is not None else None
-        return (body if reads is None else _identity_only(body)), root_line, reads
+        reads, identity = self.reader.read_body(body)
+        return (body if reads is None else _PLANNED), root_line, reads, identity
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -363,8 +363,7 @@ class Engine:
                 elif relevant[piece_index] is not None:
                     self._compose_piece(parsed, file_index, piece_index, piece)
         except WavegenError:
-            for uid in range(first_uid, len(self.objects)):
-                del self.located[uid]
+            del self.located[first_uid:]
             del self.objects[first_uid:]
             parsed.fast_read.clear()
             parsed.aliased.clear()
@@ -575,6 +574,7 @@ def run(inputs: Iterable[InputDocument], options: Options, *, fast: bool = True)
             engine.add_text(name, text, bom)
             del text
         result = engine.plan()
+        engine.objects = []  # rendering needs only the plan and the pieces: free the objects first
         if result.has_errors:
             return Result(engine.unchanged(), result, result.findings, [])
         outputs, fallbacks = engine.render(result)
