@@ -341,28 +341,39 @@ def _mark(line: int, column: int) -> Any:  # a Mark to the splicer; a full yaml 
     return _Position(line, column)
 
 
-def _next_content(rows: list[_Row], i: int) -> int:
-    count = len(rows)
-    while i < count and rows[i][4] == _BLANK:
-        i += 1
-    return i
-
-
 class _NodeBuilder:
-    """Builds libyaml-equivalent nodes for parts of a document the subset reader accepted."""
+    """Builds libyaml-equivalent nodes for parts of a document the subset reader accepted.
 
-    __slots__ = ("lines", "rows")
+    Rows are split as they are first looked at: the splicer reads the lines down to the
+    template's metadata, seldom the rest of the document.
+    """
 
-    def __init__(self, lines: list[str], rows: list[_Row]) -> None:
+    __slots__ = ("cache", "lines", "rows")
+
+    def __init__(self, lines: list[str], cache: RowCache) -> None:
         self.lines = lines
-        self.rows = rows
+        self.cache = cache
+        self.rows: list[_Row | None] = [None] * len(lines)
+
+    def row(self, i: int) -> _Row:
+        row = self.rows[i]
+        if row is None:
+            line = self.lines[i]
+            row = self.rows[i] = self.cache.get(line) or _row(line)
+        return row
+
+    def next_content(self, i: int) -> int:
+        count = len(self.rows)
+        while i < count and self.row(i)[4] == _BLANK:
+            i += 1
+        return i
 
     def key_rows(self, i: int, column: int) -> Iterator[int]:
         """The rows of the keys of the block mapping at ``column`` whose first key is row i."""
         rows = self.rows
         count = len(rows)
         while i < count:
-            indent, dash, key, _, shape = rows[i]
+            indent, dash, key, _, shape = rows[i] or self.row(i)
             if shape != _BLANK:
                 if indent < column or (indent == column and not dash and not key):
                     return
@@ -372,21 +383,21 @@ class _NodeBuilder:
 
     def find(self, i: int, column: int, wanted: str) -> int:
         """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
-        return next((row for row in self.key_rows(i, column) if self.rows[row][2] == wanted), -1)
+        return next((row for row in self.key_rows(i, column) if self.row(row)[2] == wanted), -1)
 
     def nested_start(self, i: int, column: int) -> tuple[int, int, bool] | None:
         """Where the block value of "key:" on row i starts: row, column and whether it is a sequence."""
-        j = _next_content(self.rows, i + 1)
+        j = self.next_content(i + 1)
         if j >= len(self.rows):
             return None
-        indent, dash, _, _, _ = self.rows[j]
+        indent, dash, _, _, _ = self.row(j)
         if indent > column or (indent == column and dash):
             return j, indent, bool(dash)
         return None
 
     def value(self, i: int, column: int, key: str, wanted: _Wanted | None) -> Node:
         """The value node of the key on row i (in a block mapping at ``column``)."""
-        rest = self.rows[i][3]
+        rest = self.row(i)[3]
         line = self.lines[i]
         if not rest:
             nested = self.nested_start(i, column)
@@ -418,17 +429,25 @@ class _NodeBuilder:
         """The block mapping at ``column`` whose first key is on row i.
 
         With ``wanted`` None only the first pair is built (all that callers read of
-        mappings they do not edit); otherwise every pair, in full for wanted keys.
+        mappings they do not edit); otherwise every pair up to the last wanted key (every
+        pair when that key is absent, or when ``wanted`` is empty), in full for wanted keys.
+        The splicer reads no further: it inserts into a mapping only when a wanted key is
+        absent. Keys are unique in what the reader accepted, so the first one found is the one.
         """
         pairs: list[tuple[Node, Node]] = []
         last = i
+        missing = len(wanted) if wanted else -1
         for last in self.key_rows(i, column):
-            key = self.rows[last][2]
+            key = self.row(last)[2]
             key_node = ScalarNode(STR_TAG, key, _mark(last, column), _mark(last, column + len(key)), style="")
             inner = wanted.get(key) if wanted is not None else None
             pairs.append((key_node, self.value(last, column, key, inner)))
             if wanted is None:
                 break
+            if inner is not None:
+                missing -= 1
+                if not missing:
+                    break
         return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(last + 1, 0), flow_style=False)
 
 
@@ -447,13 +466,12 @@ def template_node(text: str, path: tuple[str, ...], row_cache: RowCache | None =
     """
     lines = text.split("\n")
     lines.pop()
-    rows = _rows(lines, {} if row_cache is None else row_cache)
-    builder = _NodeBuilder(lines, rows)
-    i = _next_content(rows, 1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache)
+    i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
     column = 0
     for key in path:
         found = builder.find(i, column, key)
-        if found < 0 or rows[found][3]:
+        if found < 0 or builder.row(found)[3]:
             return None
         nested = builder.nested_start(found, column)
         if nested is None or nested[2]:
