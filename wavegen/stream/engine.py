@@ -499,7 +499,7 @@ class Engine:
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
                 node: Node | None = None
                 if where.piece in parsed.fast_read:
-                    node = fastparse.template_node(doc.text, template.path, self.row_cache)
+                    node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values)
                 if node is None:
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None

@@ -66,17 +66,17 @@ def _resolves_to_str(value: str) -> bool:
     return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()))
 
 
-# Keys repeat across documents (name, metadata, ...): each is resolved once, and every
-# document shares one string object per key (less memory than one per occurrence).
-_KEYS: dict[str, str] = {}
+# Keys repeat across documents (name, metadata, ...): each is checked once.
+_GOOD_KEYS: set[str] = set()
 
 
-def _new_key(value: str) -> str:
-    if len(value) > _MAX_KEY or not _resolves_to_str(value):
-        raise _Bail
-    if len(_KEYS) < 4096:  # bounded: keys come from untrusted input
-        _KEYS[value] = value
-    return value
+def _good_key(key: str) -> bool:
+    """Whether a plain key reads as the string it spells, within libyaml's simple-key length."""
+    if len(key) > _MAX_KEY or not _resolves_to_str(key):
+        return False
+    if len(_GOOD_KEYS) < 4096:  # bounded: keys come from untrusted input
+        _GOOD_KEYS.add(key)
+    return True
 
 
 def _inline(lines: list[str], rest: str, i: int, indent: int) -> tuple[Any, int]:
@@ -143,37 +143,44 @@ def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, i
 
 # A line's row: indentation, "-" and the spaces after it, a plain key, and the rest (always matches).
 _ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z))?(.*+)", re.S)
-# A row: the indentation's width, the dash's spaces, the key, the rest, and the row's shape:
-# _BLANK (nothing, or a comment), _SCALAR (a scalar line of its own), or, after a dash or a
-# key, _EMPTY (nothing more), _PLAIN (a one-line plain scalar the reader resolves) or _OTHER.
-_Row = tuple[int, str, str, str, int]
-_BLANK, _SCALAR, _EMPTY, _PLAIN, _OTHER = range(5)
+# A row: the indentation's width, the dash's spaces, the key, the rest, the row's shape, and
+# the value of a _PLAIN rest. Shapes: _BLANK (nothing, or a comment), _SCALAR (a scalar line
+# of its own), _BAD_KEY (a key outside the subset), or, after a dash or a key, _EMPTY
+# (nothing more), _PLAIN (a one-line plain scalar, resolved here) or _OTHER.
+_Row = tuple[int, str, str, str, int, Any]
+_BLANK, _SCALAR, _BAD_KEY, _EMPTY, _PLAIN, _OTHER = range(6)
 # Lines repeat across the documents of a bundle ("    spec:", "      - name: app"): each
 # distinct line is split once per run. Bounded, and per run only: lines may hold secret values.
 _MAX_CACHED_ROWS = 1024
 RowCache = dict[str, _Row]
 
 
-def _row(line: str) -> _Row:
+def _row(line: str, plains: dict[str, Any]) -> _Row:
     spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
+    value = None
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
+    elif key and key not in _GOOD_KEYS and not _good_key(key):
+        shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
     elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
         shape = _PLAIN
+        value = plains.get(rest, _UNSEEN)
+        if value is _UNSEEN:
+            value = _new_plain(rest, plains)
     else:
         shape = _OTHER
-    return len(spaces), dash, key, rest, shape
+    return len(spaces), dash, key, rest, shape, value
 
 
-def _rows(lines: list[str], cache: RowCache) -> list[_Row]:
+def _rows(lines: list[str], cache: RowCache, plains: dict[str, Any]) -> list[_Row]:
     rows: list[Any] = [cache.get(line) for line in lines]
     if None in rows:
         for index, cached in enumerate(rows):
             if cached is None:
                 line = lines[index]
-                row = rows[index] = _row(line)
+                row = rows[index] = _row(line, plains)
                 if len(cache) < _MAX_CACHED_ROWS:
                     cache[line] = row
     return rows
@@ -197,9 +204,7 @@ def _new_plain(value: str, plains: dict[str, Any]) -> Any:
     return resolved
 
 
-def _read(
-    lines: list[str], rows: list[_Row], i: int, plains: dict[str, Any], fields: FieldTree | None
-) -> tuple[dict[Any, Any], int]:
+def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) -> tuple[dict[Any, Any], int]:
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
@@ -211,7 +216,6 @@ def _read(
     if i >= count or rows[i][0]:
         raise _Bail  # an empty document, or one whose root is indented
     root_line = i
-    keys = _KEYS
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence, the fields
     # kept of it: None for all) and those enclosing it.
@@ -224,12 +228,12 @@ def _read(
     pending_key: Any = None
     pending_column = 0
     while i < count:
-        column, dash, key, rest, shape = rows[i]
-        if shape <= _SCALAR:
+        column, dash, key, rest, shape, value = rows[i]
+        if shape <= _BAD_KEY:
             if shape == _BLANK:
                 i += 1
                 continue
-            raise _Bail  # a scalar line of its own: multi-line scalars are outside the subset
+            raise _Bail  # a scalar line of its own (multi-line scalars are outside the subset), or a key
         if pending is not None:
             if column > pending_column or (column == pending_column and dash):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
@@ -257,10 +261,14 @@ def _read(
                 raise _Bail
         if in_sequence:
             if not key:
+                if shape == _PLAIN:
+                    block.append(value)
+                    i += 1
+                    continue
                 if shape == _EMPTY or rest[0] == "-":
                     raise _Bail
-                value, i = _inline(lines, rest, i, column)
-                block.append(value)
+                item, i = _inline(lines, rest, i, column)
+                block.append(item)
                 continue
             # "- key: ..." opens a mapping at the item's column.
             mapping: dict[Any, Any] = {}
@@ -273,7 +281,6 @@ def _read(
             in_sequence = False
         elif dash:
             raise _Bail
-        key = keys.get(key) or _new_key(key)
         if key in block:
             raise _Bail  # the reference path reports the duplicate, with its line
         if shape == _EMPTY:
@@ -283,8 +290,7 @@ def _read(
             pending_column = column
             i += 1
         elif shape == _PLAIN:
-            value = plains.get(rest, _UNSEEN)
-            block[key] = _new_plain(rest, plains) if value is _UNSEEN else value
+            block[key] = value
             i += 1
         else:
             block[key], i = _inline(lines, rest, i, column)
@@ -315,8 +321,9 @@ def parse(
     lines.pop()  # the empty string after the final line break
     start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
     try:
-        rows = _rows(lines, {} if row_cache is None else row_cache)
-        return _read(lines, rows, start, {} if plain_values is None else plain_values, fields)
+        plains = {} if plain_values is None else plain_values
+        rows = _rows(lines, {} if row_cache is None else row_cache, plains)
+        return _read(lines, rows, start, fields)
     except _Bail:
         return None
 
@@ -348,18 +355,19 @@ class _NodeBuilder:
     template's metadata, seldom the rest of the document.
     """
 
-    __slots__ = ("cache", "lines", "rows")
+    __slots__ = ("cache", "lines", "plains", "rows")
 
-    def __init__(self, lines: list[str], cache: RowCache) -> None:
+    def __init__(self, lines: list[str], cache: RowCache, plains: dict[str, Any]) -> None:
         self.lines = lines
         self.cache = cache
+        self.plains = plains
         self.rows: list[_Row | None] = [None] * len(lines)
 
     def row(self, i: int) -> _Row:
         row = self.rows[i]
         if row is None:
             line = self.lines[i]
-            row = self.rows[i] = self.cache.get(line) or _row(line)
+            row = self.rows[i] = self.cache.get(line) or _row(line, self.plains)
         return row
 
     def next_content(self, i: int) -> int:
@@ -373,7 +381,7 @@ class _NodeBuilder:
         rows = self.rows
         count = len(rows)
         while i < count:
-            indent, dash, key, _, shape = rows[i] or self.row(i)
+            indent, dash, key, _, shape, _ = rows[i] or self.row(i)
             if shape != _BLANK:
                 if indent < column or (indent == column and not dash and not key):
                     return
@@ -390,7 +398,7 @@ class _NodeBuilder:
         j = self.next_content(i + 1)
         if j >= len(self.rows):
             return None
-        indent, dash, _, _, _ = self.row(j)
+        indent, dash, _, _, _, _ = self.row(j)
         if indent > column or (indent == column and dash):
             return j, indent, bool(dash)
         return None
@@ -458,7 +466,9 @@ def _plain_tag(value: str) -> str:
     return STR_TAG
 
 
-def template_node(text: str, path: tuple[str, ...], row_cache: RowCache | None = None) -> MappingNode | None:
+def template_node(
+    text: str, path: tuple[str, ...], row_cache: RowCache | None = None, plain_values: dict[str, Any] | None = None
+) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
@@ -466,7 +476,7 @@ def template_node(text: str, path: tuple[str, ...], row_cache: RowCache | None =
     """
     lines = text.split("\n")
     lines.pop()
-    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache)
+    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
     i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
     column = 0
     for key in path:
