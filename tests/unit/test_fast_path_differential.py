@@ -368,3 +368,22 @@ def test_the_reader_keeps_to_the_depth_limit() -> None:
     assert too_deep[0] == "error" and "nests deeper" in too_deep[1]
     assert fastparse.parse(_nested_configmap(MAX_DEPTH - 6).decode()) is not None
     assert fastparse.parse(_nested_configmap(MAX_DEPTH).decode()) is None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x250, blacklist_categories=["Cs"])) | st.text(max_size=70000))
+def test_a_screened_stream_is_known_printable_only_when_it_is(text: str) -> None:
+    """Screen finds once per stream what parse would otherwise look for in each document."""
+    screen = fastparse.Screen(text)
+    assert screen.unread == tuple(part for part in fastparse._UNREAD if part in text)
+    if screen.printable:
+        assert fastparse._NOT_PRINTABLE.search(text) is None
+    elif text.isascii():
+        assert fastparse._NOT_PRINTABLE.search(text) is not None
+
+
+def test_a_screen_looks_past_its_first_chunk() -> None:
+    text = "a: b\n" * 20000
+    assert fastparse.Screen(text).printable
+    assert not fastparse.Screen(text + "c: \x07\n").printable
+    assert not fastparse.Screen(text + "c: é\n").printable  # not ASCII: left to each document's check
