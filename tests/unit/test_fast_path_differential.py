@@ -11,13 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wavegen.core import refs
-from wavegen.core.plan import Options
+from wavegen.core.plan import Options, fields_read
 from wavegen.errors import WavegenError
 from wavegen.inputs.options import load_config, options_from
 from wavegen.stream import fastparse
 from wavegen.stream.engine import Engine, InputDocument, run
 from wavegen.stream.nodes import MAX_DEPTH, check_depth
-from wavegen.stream.split import split_stream
+from wavegen.stream.splice import DocumentText, template_edits
+from wavegen.stream.split import line_starts, split_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -69,6 +70,19 @@ def test_the_fast_path_reads_ordinary_documents() -> None:
     assert all(fastparse.parse(p.text) is not None for p in pieces)
     deployments = [p.text for p in pieces if "kind: Deployment" in p.text]
     assert deployments and all(fastparse.template_node(d, ("spec", "template")) is not None for d in deployments)
+    # Reading with the planner's fields notes where the template starts, and rendering starts there.
+    fields = fields_read("Deployment", Options())
+    for text in deployments:
+        read = fastparse.parse(text, fields=fields)
+        assert read is not None and read[2] is not None and read[2][0] == ("spec", "template")
+        path, row, column = read[2]
+        assert text.split("\n")[row] == " " * column + "metadata:"
+        doc = DocumentText(text, line_starts(text))
+        edits = [
+            template_edits(doc, node, {"wavegen.io/config-hash": "h"})  # type: ignore[arg-type]
+            for node in (fastparse.template_node(text, path, start=read[2]), fastparse.template_node(text, path))
+        ]
+        assert edits[0] == edits[1] and edits[0]
 
 
 INDENTS = st.sampled_from(["", " ", "  ", "   ", "    ", "      ", "        "])

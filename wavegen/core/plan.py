@@ -260,6 +260,16 @@ _TEMPLATE_FIELDS: FieldTree = {
 }
 
 
+class TemplateFields(dict[str, "FieldTree | None"]):
+    """The fields read of the pod template at ``path``: a reader may note where it starts."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: tuple[str, ...], fields: FieldTree) -> None:
+        super().__init__(fields)
+        self.path = path
+
+
 def _merge_fields(into: FieldTree, tree: FieldTree) -> None:
     for key, sub in tree.items():
         if key not in into:
@@ -268,12 +278,17 @@ def _merge_fields(into: FieldTree, tree: FieldTree) -> None:
         mine = into[key]
         if mine is None or sub is None:
             into[key] = None
-        else:
-            _merge_fields(mine, sub)
+            continue
+        _merge_fields(mine, sub)
+        if isinstance(sub, TemplateFields) and not isinstance(mine, TemplateFields):
+            into[key] = TemplateFields(sub.path, mine)
 
 
 def _copy_fields(tree: FieldTree | None) -> FieldTree | None:
-    return None if tree is None else {key: _copy_fields(sub) for key, sub in tree.items()}
+    if tree is None:
+        return None
+    copy = {key: _copy_fields(sub) for key, sub in tree.items()}
+    return TemplateFields(tree.path, copy) if isinstance(tree, TemplateFields) else copy
 
 
 def _non_rolling_template_path(kind: str) -> tuple[str, ...]:
@@ -293,7 +308,7 @@ def fields_read(kind: str, options: Options) -> FieldTree:
     paths = [path for workload in options.workloads.kinds if workload.kind == kind for path in workload.template_paths]
     paths.extend(_non_rolling_template_path(kind) for group, name in NON_ROLLING_KINDS if name == kind)
     for path in paths:
-        nested: FieldTree = _TEMPLATE_FIELDS
+        nested: FieldTree = TemplateFields(path, _TEMPLATE_FIELDS)
         for part in reversed(path):
             nested = {part: nested}
         _merge_fields(tree, nested)

@@ -69,7 +69,8 @@ class _ParsedFile(Record, hashable=False):
     pieces: list[Piece]
     docs: dict[int, DocumentText]
     aliased: set[int]
-    fast_read: set[int]  # pieces the subset reader read (no node tree needed to edit)
+    # Pieces the subset reader read (no node tree needed to edit), with where their pod template starts.
+    fast_read: dict[int, fastparse.TemplateStart | None]
 
     def __init__(
         self,
@@ -78,14 +79,14 @@ class _ParsedFile(Record, hashable=False):
         pieces: list[Piece],
         docs: dict[int, DocumentText] | None = None,
         aliased: set[int] | None = None,
-        fast_read: set[int] | None = None,
+        fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
         self.pieces = pieces
         self.docs = {} if docs is None else docs
         self.aliased = set() if aliased is None else aliased
-        self.fast_read = set() if fast_read is None else fast_read
+        self.fast_read = {} if fast_read is None else fast_read
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -202,7 +203,7 @@ def decode(source: InputDocument) -> tuple[str, str]:
 
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
-_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None]
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None]
 # The body of an object whose reads and identity are all the planner needs of it.
 _PLANNED: Mapping[str, Any] = MappingProxyType({})
 
@@ -260,9 +261,10 @@ class Engine:
         # The few documents that need edits are composed again when rendering.
         self.located.append(_Located(file_index, piece_index, item))
 
-    def _append_read(self, read: _Read, file_index: int, piece_index: int) -> None:
-        body, root_line, reads, identity = read
+    def _append_read(self, read: _Read, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
+        body, root_line, reads, identity, template = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
+        parsed.fast_read[piece_index] = template
 
     def _check_object(self, body: Any, root_line: int) -> None:
         if not isinstance(body, dict):
@@ -293,7 +295,7 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screen)
         if fast is None:
             return None
-        body, root_line = fast
+        body, root_line, template = fast
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
         body_kind = body.get("kind")
@@ -304,10 +306,10 @@ class Engine:
         except WavegenError:
             return None
         if self.reader is None:
-            return body, root_line, None, None
+            return body, root_line, None, None, template
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        return (body if reads is None else _PLANNED), root_line, reads, identity
+        return (body if reads is None else _PLANNED), root_line, reads, identity, template
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -362,8 +364,7 @@ class Engine:
             for piece_index, piece in enumerate(parsed.pieces):
                 fast = reads[piece_index]
                 if fast is not None:
-                    self._append_read(fast, file_index, piece_index)
-                    parsed.fast_read.add(piece_index)
+                    self._append_read(fast, parsed, file_index, piece_index)
                 elif relevant[piece_index] is not None:
                     self._compose_piece(parsed, file_index, piece_index, piece)
         except WavegenError:
@@ -393,8 +394,7 @@ class Engine:
                 # it declines is composed below exactly as on the reference path.
                 fast = self._read_fast(piece.text, kind)
                 if fast is not None:
-                    self._append_read(fast, file_index, piece_index)
-                    parsed.fast_read.add(piece_index)
+                    self._append_read(fast, parsed, file_index, piece_index)
                     return
         except yaml.YAMLError as err:
             raise yaml_error(err, name, piece.number, piece.line, piece.text) from None
@@ -503,7 +503,8 @@ class Engine:
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
                 node: Node | None = None
                 if where.piece in parsed.fast_read:
-                    node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values)
+                    start = parsed.fast_read[where.piece]
+                    node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start)
                 if node is None:
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None

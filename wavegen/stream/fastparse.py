@@ -17,7 +17,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
-from ..core.plan import FieldTree
+from ..core.plan import FieldTree, TemplateFields
 from .nodes import BOOL_TAG, MAP_TAG, MAX_DEPTH, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
@@ -229,7 +229,12 @@ def _new_plain(value: str, plains: dict[str, Any]) -> Any:
     return resolved
 
 
-def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) -> tuple[dict[Any, Any], int]:
+# Where the reader found a pod template (see TemplateFields): its path, first row and column.
+TemplateStart = tuple[tuple[str, ...], int, int]
+Read = tuple[dict[Any, Any], int, TemplateStart | None]
+
+
+def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) -> Read:
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
@@ -241,6 +246,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
     if i >= count or rows[i][0]:
         raise _Bail  # an empty document, or one whose root is indented
     root_line = i
+    template: TemplateStart | None = None  # the first pod template of ``fields``, if it is a block mapping
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence, the fields
     # kept of it: None for all) and those enclosing it.
@@ -271,6 +277,8 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
                 elif pending_key in kept:
                     kept = kept[pending_key]
                     pending[pending_key] = nested
+                    if kept.__class__ is TemplateFields and not dash and template is None:
+                        template = kept.path, i, column
                 else:
                     kept = _UNKEPT  # read and checked, then dropped with its document
                 top = column
@@ -319,7 +327,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
             i += 1
         else:
             block[key], i = _inline(lines, rest, i, column)
-    return root, root_line
+    return root, root_line, template
 
 
 def parse(
@@ -328,8 +336,9 @@ def parse(
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
     screen: Screen = UNSCREENED,
-) -> tuple[dict[Any, Any], int] | None:
-    """The value of a block-mapping document and its root's 0-based line, or None outside the subset.
+) -> Read | None:
+    """The value of a block-mapping document, its root's 0-based line and where its first pod
+    template of ``fields`` starts (see template_node), or None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
@@ -494,16 +503,23 @@ def _plain_tag(value: str) -> str:
 
 
 def template_node(
-    text: str, path: tuple[str, ...], row_cache: RowCache | None = None, plain_values: dict[str, Any] | None = None
+    text: str,
+    path: tuple[str, ...],
+    row_cache: RowCache | None = None,
+    plain_values: dict[str, Any] | None = None,
+    start: TemplateStart | None = None,
 ) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
+    ``start``: where :func:`parse` found the template (used when its path is ``path``).
     """
     lines = text.split("\n")
     lines.pop()
     builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    if start is not None and start[0] == path:
+        return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
     i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
     column = 0
     for key in path:
