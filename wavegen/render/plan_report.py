@@ -197,8 +197,10 @@ def render_text(result: RestartPlan, base: Side, head: Side, show_values: bool =
             lines.append(paint("ConfigMap value changes (Secret values are never shown):", "1"))
             for diff in diffs:
                 for line in diff.text.splitlines():
-                    code = "32" if line.startswith("+") and not line.startswith("+++") else (
-                        "31" if line.startswith("-") and not line.startswith("---") else ""
+                    code = (
+                        "32"
+                        if line.startswith("+") and not line.startswith("+++")
+                        else ("31" if line.startswith("-") and not line.startswith("---") else "")
                     )
                     lines.append("  " + (paint(line, code) if code else line))
             lines.append("")
