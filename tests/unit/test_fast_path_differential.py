@@ -401,3 +401,12 @@ def test_a_screen_looks_past_its_first_chunk() -> None:
     assert fastparse.Screen(text).printable
     assert not fastparse.Screen(text + "c: \x07\n").printable
     assert not fastparse.Screen(text + "c: é\n").printable  # not ASCII: left to each document's check
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINE, min_size=1, max_size=12))
+def test_rows_split_from_known_heads_equal_the_pattern_split(parts: list[tuple[str, str, str, str, str]]) -> None:
+    """A line whose head (indentation, dash, key) was seen before is split without the pattern, identically."""
+    for line in [_line(p) for p in parts] * 2:
+        spaces, dash, key, rest = fastparse._ROW.fullmatch(line).groups("")  # type: ignore[union-attr]
+        assert fastparse._row(line, {}) == fastparse._shaped(len(spaces), dash, key, rest, {}), line

@@ -180,8 +180,26 @@ _MAX_CACHED_ROWS = 1024
 RowCache = dict[str, _Row]
 
 
+# A line's indentation, dash and key as they repeat ("  name", "    - name"), when they end
+# at the line's first ": ": the rest of a line with a known head needs no regex.
+_HEADS: dict[str, tuple[int, str, str]] = {}
+
+
 def _row(line: str, plains: dict[str, Any]) -> _Row:
+    cut = line.find(": ")
+    head = _HEADS.get(line[:cut]) if cut > 0 else None
+    if head is not None:
+        column, dash, key = head
+        return _shaped(column, dash, key, line[cut + 2 :].lstrip(" "), plains)
     spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
+    column = len(spaces)
+    at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
+    if at_cut and len(_HEADS) < 4096 and (key in _GOOD_KEYS or _good_key(key)):
+        _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
+    return _shaped(column, dash, key, rest, plains)
+
+
+def _shaped(column: int, dash: str, key: str, rest: str, plains: dict[str, Any]) -> _Row:
     value = None
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
@@ -196,7 +214,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             value = _new_plain(rest, plains)
     else:
         shape = _OTHER
-    return len(spaces), dash, key, rest, shape, value
+    return column, dash, key, rest, shape, value
 
 
 def _rows(lines: list[str], cache: RowCache, plains: dict[str, Any]) -> list[_Row]:
