@@ -228,8 +228,6 @@ class Engine:
         self.plain_values: dict[str, Any] = {}
         # Lines the subset reader split, likewise for this engine's documents only.
         self.row_cache: fastparse.RowCache = {}
-        # What the reader must still look for in each document of the file being read.
-        self.screen = fastparse.UNSCREENED
 
     def _relevant(self, piece: Piece) -> str | None:
         """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
@@ -292,7 +290,7 @@ class Engine:
             fields = self.fields.get(kind)
             if fields is None:
                 fields = self.fields[kind] = fields_read(kind, self.options)
-        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screen)
+        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache)
         if fast is None:
             return None
         body, root_line, template = fast
@@ -323,10 +321,8 @@ class Engine:
         file_index = len(self.files)
         parsed = _ParsedFile(name, bom, pieces)
         self.files.append(parsed)
-        if self.fast:
-            self.screen = fastparse.Screen(text)
-            if self._add_checked_at_once(parsed, file_index, text):
-                return
+        if self.fast and self._add_checked_at_once(parsed, file_index, text):
+            return
         for piece_index, piece in enumerate(pieces):
             self._add_piece(parsed, file_index, piece_index, piece)
 

@@ -37,29 +37,19 @@ _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...
 # U+FFFE and U+FFFF. (Listed rather than negating the allowed ranges: that class takes
 # ~10 ms to compile, a cost every run would pay.)
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-# The ASCII characters libyaml's reader accepts (those _NOT_PRINTABLE does not match).
-_PRINTABLE_ASCII = bytes((9, 10, 13, *range(32, 127)))
+# The ASCII characters the reader takes: those libyaml's reader accepts (_NOT_PRINTABLE
+# matches none of them) but tab, CR and backslash, which _UNREAD turns away.
+_READ_ASCII = bytes((10, *range(32, 92), *range(93, 127)))
+# The parts of _UNREAD longer than a character (the others are not in _READ_ASCII).
+_UNREAD_LINES = tuple(part for part in _UNREAD if len(part) > 1)
 
 
-class Screen:
-    """What :func:`parse` must still look for in the documents of one stream, found once for all.
-
-    ``unread``: the parts of ``_UNREAD`` the stream contains; ``printable``: whether the
-    stream is known to hold no character libyaml's reader refuses.
-    """
-
-    __slots__ = ("printable", "unread")
-
-    def __init__(self, text: str) -> None:
-        self.unread = tuple(part for part in _UNREAD if part in text)
-        self.printable = text.isascii() and not any(
-            text[start : start + 65536].encode("ascii").translate(None, _PRINTABLE_ASCII) for start in range(0, len(text), 65536)
-        )
-
-
-UNSCREENED = Screen.__new__(Screen)
-UNSCREENED.unread = _UNREAD
-UNSCREENED.printable = False
+def _unreadable(text: str) -> bool:
+    """Whether text holds anything in _UNREAD or a character libyaml refuses."""
+    if text.isascii():
+        # One C pass for all single characters, instead of a search for each and the pattern.
+        return bool(text.encode("ascii").translate(None, _READ_ASCII)) or any(part in text for part in _UNREAD_LINES)
+    return any(part in text for part in _UNREAD) or _NOT_PRINTABLE.search(text) is not None
 
 
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
@@ -353,7 +343,6 @@ def parse(
     plain_values: dict[str, Any] | None = None,
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
-    screen: Screen = UNSCREENED,
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line and where its first pod
     template of ``fields`` starts (see template_node), or None outside the subset.
@@ -362,14 +351,10 @@ def parse(
     fresh one per call when not given); the caller drops it with the bundle.
     ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
     ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
-    ``screen``: what is known of the whole stream ``text`` comes from (see Screen).
     """
     if not text.endswith("\n") or text.startswith("%"):
         return None
-    for part in screen.unread:
-        if part in text:
-            return None
-    if not screen.printable and _NOT_PRINTABLE.search(text):
+    if _unreadable(text):
         return None
     lines = text.split("\n")
     lines.pop()  # the empty string after the final line break
