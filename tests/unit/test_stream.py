@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
+from wavegen.stream import splice
 from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.split import split_stream
 
@@ -153,3 +158,10 @@ def test_namespace_flag_is_the_default_namespace() -> None:
     namespaced_cm = CM.replace("  name: c\n", "  name: c\n  namespace: prod\n")
     assert "wavegen.io/config-hash" not in annotations(transform(namespaced_cm + "---\n" + deploy(), missing="ignore"))
     assert "wavegen.io/config-hash" in annotations(transform(namespaced_cm + "---\n" + deploy(), namespace="prod"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_annotation_values_are_quoted_as_json_does(value: str) -> None:
+    """The splicer quotes plain ASCII values itself (no json import on the transform path), as json.dumps would."""
+    assert splice._quote(value) == json.dumps(value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -116,6 +115,8 @@ def explain_json(plan: Plan) -> str:
         "workloads": [workload_json(w) for w in plan.workloads],
         "findings": [finding_json(f) for f in plan.findings],
     }
+    import json  # here: the transform path imports this module for its findings, never for JSON
+
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 

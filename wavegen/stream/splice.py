@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -67,6 +66,11 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 
 
 def _quote(value: str) -> str:
+    """``value`` as a JSON string, which is also a YAML double-quoted scalar."""
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'  # what json.dumps gives for these (hashes, names), without importing json
+    import json
+
     return json.dumps(value)
 
 
