@@ -176,20 +176,18 @@ _HEADS: dict[str, tuple[int, str, str]] = {}
 
 
 def _row(line: str, plains: dict[str, Any]) -> _Row:
+    # One function, not several: it runs once for every distinct line of a bundle.
     cut = line.find(": ")
     head = _HEADS.get(line[:cut]) if cut > 0 else None
     if head is not None:
         column, dash, key = head
-        return _shaped(column, dash, key, line[cut + 2 :].lstrip(" "), plains)
-    spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
-    column = len(spaces)
-    at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
-    if at_cut and len(_HEADS) < 4096 and (key in _GOOD_KEYS or _good_key(key)):
-        _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
-    return _shaped(column, dash, key, rest, plains)
-
-
-def _shaped(column: int, dash: str, key: str, rest: str, plains: dict[str, Any]) -> _Row:
+        rest = line[cut + 2 :].lstrip(" ")
+    else:
+        spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
+        column = len(spaces)
+        at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
+        if at_cut and len(_HEADS) < 4096 and (key in _GOOD_KEYS or _good_key(key)):
+            _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
     value = None
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
@@ -201,7 +199,15 @@ def _shaped(column: int, dash: str, key: str, rest: str, plains: dict[str, Any])
         shape = _PLAIN
         value = plains.get(rest, _UNSEEN)
         if value is _UNSEEN:
-            value = _new_plain(rest, plains)
+            value = rest
+            for tag, pattern in _BY_FIRST_CHAR.get(rest[0], ()):
+                if pattern.match(rest):
+                    value = (
+                        None if tag == NULL_TAG else rest.lower() in _TRUE_WORDS if tag == BOOL_TAG else TypedScalar(tag, rest)
+                    )
+                    break
+            if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
+                plains[rest] = value
     else:
         shape = _OTHER
     return column, dash, key, rest, shape, value
@@ -228,13 +234,6 @@ _MAX_CACHED_VALUES = 2048
 _UNSEEN = object()
 # The fields kept of a block collection nobody reads: none (and none of anything inside it).
 _UNKEPT: FieldTree = {}
-
-
-def _new_plain(value: str, plains: dict[str, Any]) -> Any:
-    resolved = _resolve_plain(value)
-    if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
-        plains[value] = resolved
-    return resolved
 
 
 # Where the reader found a pod template (see TemplateFields): its path, first row and column.
