@@ -459,6 +459,8 @@ class Engine:
 
     def plan(self) -> Plan:
         result = plan(self.objects, self.options)
+        if not any(f.field and f.resource for f in result.findings):
+            return result  # nothing to locate
         # Findings name their object by position; index positions once instead of
         # scanning every object per finding (quadratic with many warnings).
         by_position: dict[tuple[str, int, int], int] = {}
