@@ -85,14 +85,6 @@ def _source_of(part: tuple[SourceKey, frozenset[str] | None, _Lines]) -> SourceK
 _Lines = tuple[ConfigSource, bytes, dict[str, bytes]]
 
 
-def _stored_value(source: ConfigSource, data_key: str) -> bytes | None:
-    """One key's stored bytes, as ``visible_items`` gives them, without copying the others."""
-    text = source.text_data.get(data_key)
-    if data_key in source.binary_data:
-        return source.binary_data[data_key]
-    return None if text is None else text.encode("utf-8")
-
-
 def _sorted_keys(source: ConfigSource) -> list[str]:
     text, binary = source.text_data, source.binary_data
     if not binary or not text:
@@ -131,7 +123,7 @@ class CanonicalCache:
             for data_key in _sorted_keys(source) if keys is None else sorted(keys):
                 line = lines.get(data_key)
                 if line is None:
-                    value = _stored_value(source, data_key)
+                    value = source.stored_value(data_key)
                     if value is None:
                         continue
                     line = lines[data_key] = _key_line(data_key, value_digest(value))

@@ -86,6 +86,13 @@ class ConfigSource(Record):
         """Every key the object holds (``data`` and ``binaryData``, or a Secret's folded ``data``), without copying."""
         return _KeyNames(self.text_data, self.binary_data)
 
+    def stored_value(self, key: str) -> bytes | None:
+        """One key's stored bytes as ``visible_items`` gives them (None when absent), without copying the others."""
+        if key in self.binary_data:
+            return self.binary_data[key]
+        text = self.text_data.get(key)
+        return None if text is None else text.encode("utf-8")
+
     def visible_items(self, keys: frozenset[str] | None) -> dict[str, bytes]:
         """Return the key -> stored bytes a reference sees (all keys when ``keys`` is None)."""
         merged: dict[str, bytes] = {k: v.encode("utf-8") for k, v in self.text_data.items()}

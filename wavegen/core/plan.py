@@ -354,6 +354,15 @@ def _identities(objects: Sequence[KubeObject], options: Options) -> list[Identit
     return [_identity(obj.body, namespace) if obj.identity is None else obj.identity for obj in objects]
 
 
+def _stored_form(kind: str, namespace: str, name: str, body: Mapping[str, Any]) -> ConfigSource | SourceError:
+    """A ConfigMap's or Secret's stored form, or what is wrong with it (kept without a traceback,
+    which would hold the frames that raised it)."""
+    try:
+        return config_source(kind, namespace, name, body)  # type: ignore[arg-type]
+    except SourceError as err:
+        return err.with_traceback(None)
+
+
 def _collect_sources(
     objects: Sequence[KubeObject], identities: Sequence[Identity]
 ) -> tuple[dict[SourceKey, ConfigSource], list[Finding]]:
@@ -363,30 +372,15 @@ def _collect_sources(
         if api_version != "v1" or kind not in ("ConfigMap", "Secret") or not name:
             continue
         reads = obj.reads
-        if isinstance(reads, ConfigSource):
-            source = reads
-        else:
-            try:
-                if isinstance(reads, SourceError):
-                    problem = reads  # found by the reader; not raised again (its traceback would keep this frame)
-                else:
-                    source = config_source(kind, namespace, name, obj.body)  # type: ignore[arg-type]
-                    problem = None
-            except SourceError as err:
-                problem = err
-            if problem is not None:
-                findings.append(
-                    Finding(
-                        Severity.ERROR,
-                        problem.message,
-                        f"{kind}/{namespace}/{name}",
-                        problem.field,
-                        obj.file,
-                        obj.line,
-                        obj.document,
-                    )
+        stored = reads if isinstance(reads, (ConfigSource, SourceError)) else _stored_form(kind, namespace, name, obj.body)
+        if isinstance(stored, SourceError):
+            findings.append(
+                Finding(
+                    Severity.ERROR, stored.message, f"{kind}/{namespace}/{name}", stored.field, obj.file, obj.line, obj.document
                 )
-                continue
+            )
+            continue
+        source = stored
         sources.pop(source.key, None)  # re-insert: the last definition wins, in its position
         sources[source.key] = source
     return sources, findings
@@ -593,10 +587,7 @@ class PlanReader:
         identity = _identity(body, self.options.namespace)
         api_version, kind, namespace, name = identity
         if api_version == "v1" and kind in ("ConfigMap", "Secret") and name and self._lookup("", kind) is None:
-            try:
-                return config_source(kind, namespace, name, body), identity  # type: ignore[arg-type]
-            except SourceError as err:
-                return err.with_traceback(None), identity  # kept for the plan's finding; no frames with it
+            return _stored_form(kind, namespace, name, body), identity
         return self.read(body, identity), identity
 
     def read(self, body: Mapping[str, Any], identity: Identity) -> WorkloadReads | None:

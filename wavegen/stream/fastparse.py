@@ -87,6 +87,8 @@ _GOOD_KEYS: set[str] = set()
 
 def _good_key(key: str) -> bool:
     """Whether a plain key reads as the string it spells, within libyaml's simple-key length."""
+    if key in _GOOD_KEYS:
+        return True
     if len(key) > _MAX_KEY or not _resolves_to_str(key):
         return False
     if len(_GOOD_KEYS) < 4096:  # bounded: keys come from untrusted input
@@ -186,12 +188,12 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
-        if at_cut and len(_HEADS) < 4096 and (key in _GOOD_KEYS or _good_key(key)):
+        if at_cut and len(_HEADS) < 4096 and _good_key(key):
             _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
     value = None
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
-    elif key and key not in _GOOD_KEYS and not _good_key(key):
+    elif key and not _good_key(key):
         shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
@@ -199,13 +201,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
         shape = _PLAIN
         value = plains.get(rest, _UNSEEN)
         if value is _UNSEEN:
-            value = rest
-            for tag, pattern in _BY_FIRST_CHAR.get(rest[0], ()):
-                if pattern.match(rest):
-                    value = (
-                        None if tag == NULL_TAG else rest.lower() in _TRUE_WORDS if tag == BOOL_TAG else TypedScalar(tag, rest)
-                    )
-                    break
+            value = _resolve_plain(rest)
             if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
                 plains[rest] = value
     else:
