@@ -17,8 +17,10 @@ import yaml
 
 from wavegen.controller.index import CONFIGMAP, SECRET, WORKLOAD_KINDS, Index, trim_workload
 from wavegen.controller.kube import ApiError
-from wavegen.controller.runtime import Controller, RateLimiter, Settings, WorkQueue
+from wavegen.controller.runtime import Controller
+from wavegen.controller.settings import Settings
 from wavegen.controller.telemetry import Logger, Metrics
+from wavegen.controller.workqueue import RateLimiter, WorkQueue
 from wavegen.core.live import LIVE_HASH_ANNOTATION, LIVE_MISSING_ANNOTATION, LIVE_REFS_ANNOTATION
 from wavegen.core.model import SourceKey
 from wavegen.core.plan import Options

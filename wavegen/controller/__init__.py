@@ -1,4 +1,4 @@
-"""`wavegen watch`: the in-cluster controller for live ConfigMap/Secret changes (flags in cli/watch.py, the loop in runtime)."""
+"""`wavegen watch`: the in-cluster controller for live ConfigMap/Secret changes (flags in cli/watch.py, the wiring in runtime)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ from ..errors import EXIT_OK, UsageError
 from ..inputs.options import read_hmac_key
 from .index import WORKLOAD_KINDS
 from .kube import EXIT_AUTH, Client, resolve_credentials
-from .runtime import Controller, LeaderElector, Settings
+from .leader import LeaderElector
+from .runtime import Controller
+from .settings import Settings
 from .telemetry import Logger, Metrics, parse_address, serve
 
 EXIT_LOST_LEASE = 4
