@@ -19,7 +19,8 @@ from wavegen.core.live import (
     uncovered_references,
 )
 from wavegen.core.model import ConfigSource, SourceKey
-from wavegen.core.plan import ENABLED_ANNOTATION, HASH_ANNOTATION, UNHASHED_ANNOTATION, KubeObject, Options, plan
+from wavegen.core.plan import HASH_ANNOTATION, UNHASHED_ANNOTATION, KubeObject, Options, plan
+from wavegen.core.podtemplate import ENABLED_ANNOTATION
 from wavegen.core.sources import config_source
 
 OPTS = Options(opt_in=True, missing="ignore")

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from .hashing import KeyDigests, config_hash_from_digests
 from .model import Reference, SourceKey
-from .plan import UNHASHED_ANNOTATION, Options, _at_path, _identity, _selection, _short_ref, _template_references
+from .plan import UNHASHED_ANNOTATION, Options
+from .podtemplate import at_path, object_identity, selection, short_ref, template_references
 from .refs import absent_required_keys, merge_visible_keys
 from .sources import metadata_annotations
 from .workloads import split_api_version
@@ -39,7 +40,7 @@ def parse_ref_list(value: str, namespace: str) -> frozenset[SourceKey]:
 
 def format_ref_list(keys: frozenset[SourceKey] | set[SourceKey], namespace: str) -> str:
     """The inverse of :func:`parse_ref_list`, sorted, in the form ``wavegen.io/unhashed-refs`` uses."""
-    return ",".join(sorted(_short_ref(k, namespace) for k in keys))
+    return ",".join(sorted(short_ref(k, namespace) for k in keys))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ class MissingItem:
 
     def text(self, namespace: str) -> str:
         """``Kind/name`` or ``Kind/name:key`` (``Kind/namespace/name`` outside ``namespace``); keys cannot hold ':' or ','."""
-        short = _short_ref(self.source, namespace)
+        short = short_ref(self.source, namespace)
         return short if self.key is None else f"{short}:{self.key}"
 
     def __str__(self) -> str:
@@ -115,21 +116,21 @@ def uncovered_references(
     references are covered except those listed in ``wavegen.io/unhashed-refs``.
     A template without it is not covered at all.
     """
-    api_version, kind, namespace, _ = _identity(body, options.namespace)
+    api_version, kind, namespace, _ = object_identity(body, options.namespace)
     group, _ = split_api_version(api_version)
     workload_kind = options.workloads.lookup(group, kind)
     if workload_kind is None:
         return f"{kind} is not a rolling workload kind", []
     annotations = metadata_annotations(body)
-    status, reason = _selection(annotations, options)
+    status, reason = selection(annotations, options.opt_in, options.profile)
     if status is not None:
         return reason, []
     out: list[tuple[tuple[str, ...], list[Reference]]] = []
     for path in workload_kind.template_paths:
-        template = _at_path(body, path)
+        template = at_path(body, path)
         if template is None:
             continue
-        refs = _template_references(template, path, annotations, namespace, options)
+        refs = template_references(template, path, annotations, namespace, options.profile)
         template_annotations = metadata_annotations(template)
         if options.hash_annotation in template_annotations:
             unhashed = parse_ref_list(template_annotations.get(UNHASHED_ANNOTATION, ""), namespace)
@@ -154,7 +155,7 @@ def missing_items(refs: list[Reference], sources: Mapping[SourceKey, KeyDigests]
 def _recorded_hash(body: Mapping[str, Any], templates: list[tuple[tuple[str, ...], list[Reference]]]) -> str | None:
     record = metadata_annotations(body).get(LIVE_HASH_ANNOTATION)
     for path, _ in templates if record is None else ():
-        template = _at_path(body, path)
+        template = at_path(body, path)
         record = metadata_annotations(template).get(LIVE_HASH_ANNOTATION) if template is not None else None
         if record is not None:
             break
@@ -174,7 +175,7 @@ def live_decision(body: Mapping[str, Any], sources: Mapping[SourceKey, KeyDigest
     - otherwise roll: write the live hash on every pod template and the record.
     """
     reason, templates = uncovered_references(body, options)
-    _, _, namespace, _ = _identity(body, options.namespace)
+    _, _, namespace, _ = object_identity(body, options.namespace)
     meta = metadata_annotations(body)
     has_record = LIVE_HASH_ANNOTATION in meta or LIVE_REFS_ANNOTATION in meta or LIVE_MISSING_ANNOTATION in meta
     record_keys = (LIVE_HASH_ANNOTATION, LIVE_REFS_ANNOTATION, LIVE_MISSING_ANNOTATION)

@@ -8,22 +8,20 @@ from typing import Any, Final, Literal, NamedTuple
 from ..errors import UsageError
 from .hashing import CanonicalCache
 from .model import ConfigSource, Finding, Reference, Severity, SourceKey, is_mapping
+from .podtemplate import Identity, at_path, object_identity, selection, short_ref, template_references
 from .record import Record
-from .refs import extra_references, merge_visible_keys, pod_spec_references
-from .sources import IGNORE_ANNOTATION, SourceError, config_source, metadata_annotations
+from .refs import merge_visible_keys, pod_spec_references
+from .sources import SourceError, config_source, metadata_annotations
 from .wave import (
-    WAVE_ENABLE_ANNOTATION,
     WAVE_HASH_ANNOTATION,
     wave_enabled,
     wave_hash,
     wave_missing_required,
-    wave_references,
 )
 from .workloads import NON_ROLLING_KINDS, WorkloadKind, WorkloadTable, split_api_version
 
 HASH_ANNOTATION = "wavegen.io/config-hash"
 UNHASHED_ANNOTATION = "wavegen.io/unhashed-refs"
-ENABLED_ANNOTATION = "wavegen.io/enabled"
 
 Profile = Literal["wavegen", "wave"]
 MissingPolicy = Literal["warn", "error", "ignore"]
@@ -315,43 +313,9 @@ def fields_read(kind: str, options: Options) -> FieldTree:
     return tree
 
 
-#: An object's (apiVersion, kind, namespace, name), the namespace defaulted.
-Identity = tuple[str, str, str, str]
-
-
-def _identity(body: Mapping[str, Any], default_namespace: str) -> Identity:
-    api_version = body.get("apiVersion")
-    kind = body.get("kind")
-    metadata = body.get("metadata")
-    if is_mapping(metadata):
-        name = metadata.get("name")
-        namespace = metadata.get("namespace")
-    else:
-        name = namespace = None
-    return (
-        api_version if isinstance(api_version, str) else "",
-        kind if isinstance(kind, str) else "",
-        namespace if isinstance(namespace, str) and namespace else default_namespace,
-        name if isinstance(name, str) else "",
-    )
-
-
-def _at_path(body: Mapping[str, Any], path: Sequence[str]) -> Mapping[str, Any] | None:
-    node: Any = body
-    for part in path:
-        if not is_mapping(node):
-            return None
-        node = node.get(part)
-    return node if is_mapping(node) else None
-
-
-def _short_ref(key: SourceKey, namespace: str) -> str:
-    return f"{key.kind}/{key.name}" if key.namespace == namespace else f"{key.kind}/{key.namespace}/{key.name}"
-
-
 def _identities(objects: Sequence[KubeObject], options: Options) -> list[Identity]:
     namespace = options.namespace
-    return [_identity(obj.body, namespace) if obj.identity is None else obj.identity for obj in objects]
+    return [object_identity(obj.body, namespace) if obj.identity is None else obj.identity for obj in objects]
 
 
 def _stored_form(kind: str, namespace: str, name: str, body: Mapping[str, Any]) -> ConfigSource | SourceError:
@@ -440,20 +404,6 @@ def duplicate_findings(objects: Sequence[KubeObject], options: Options) -> list[
     is harmless because they can only collide with themselves.
     """
     return _duplicate_findings(objects, _identities(objects, options))
-
-
-def _template_references(
-    template: Mapping[str, Any], path: tuple[str, ...], workload_annotations: Mapping[str, str], namespace: str, options: Options
-) -> list[Reference]:
-    spec = template.get("spec")
-    if not is_mapping(spec):
-        spec = {}
-    spec_field = ".".join((*path, "spec"))
-    if options.profile == "wave":
-        return wave_references(spec, workload_annotations, namespace, spec_field)
-    refs = pod_spec_references(spec, namespace, spec_field)
-    extra = extra_references(workload_annotations, namespace)
-    return refs + extra if extra else refs
 
 
 def _pod_needs(template: Mapping[str, Any], path: tuple[str, ...], namespace: str, options: Options) -> dict[str, Reference]:
@@ -584,7 +534,7 @@ class PlanReader:
     def read_body(self, body: Mapping[str, Any]) -> tuple[PlanReads, Identity]:
         """All the planner reads of a body, and its identity: a workload's reads, a ConfigMap's
         or Secret's stored form (or what is wrong with it), or None when the body must be kept."""
-        identity = _identity(body, self.options.namespace)
+        identity = object_identity(body, self.options.namespace)
         api_version, kind, namespace, name = identity
         if api_version == "v1" and kind in ("ConfigMap", "Secret") and name and self._lookup("", kind) is None:
             return _stored_form(kind, namespace, name, body), identity
@@ -602,19 +552,19 @@ class PlanReader:
                 return None
             annotations = metadata_annotations(body)
             spec_path = _non_rolling_template_path(kind)
-            template = _at_path(body, spec_path) if spec_path else body
+            template = at_path(body, spec_path) if spec_path else body
             templates = []
             if template is not None:
-                refs = _template_references(template, spec_path, annotations, namespace, options)
+                refs = template_references(template, spec_path, annotations, namespace, options.profile)
                 templates.append(TemplateReads(spec_path, refs, _NOTHING, _NOTHING))
             return WorkloadReads(annotations, templates, reason, (spec_path,))
         annotations = metadata_annotations(body)
         templates = []
         for path in workload_kind.template_paths:
-            template = _at_path(body, path)
+            template = at_path(body, path)
             if template is None:
                 continue
-            refs = _template_references(template, path, annotations, namespace, options)
+            refs = template_references(template, path, annotations, namespace, options.profile)
             needs = _pod_needs(template, path, namespace, options) if self.wave else _NOTHING
             current = _owned_annotations(template, self.owned) or _NOTHING
             templates.append(TemplateReads(path, refs, needs, current))
@@ -658,7 +608,7 @@ class _Planner:
                 [(sources[k], keys) for k, keys in visible.items()], options.hmac_key
             )
             unhashed = sorted(
-                {_short_ref(r.reference.source, namespace) for r in resolved if r.state in ("missing", "optional-absent")}
+                {short_ref(r.reference.source, namespace) for r in resolved if r.state in ("missing", "optional-absent")}
             )
             desired[UNHASHED_ANNOTATION] = ",".join(unhashed) if unhashed else None
         return TemplatePlan(reads.path, resolved, current, desired, sorted(visible))
@@ -684,7 +634,8 @@ class _Planner:
                 obj.line,
             )
         annotations = reads.annotations
-        status, reason = _selection(annotations, self.options)
+        status: WorkloadStatus | None
+        status, reason = selection(annotations, self.options.opt_in, self.options.profile)
         templates = []
         for template_reads in reads.templates:
             plan = self._template_plan(template_reads, annotations, namespace)
@@ -704,22 +655,6 @@ class _Planner:
         return WorkloadPlan(
             obj.uid, api_version, kind, namespace, name, status, reason, templates, obj.file, obj.document, obj.line
         )
-
-
-def _selection(annotations: Mapping[str, str], options: Options) -> tuple[WorkloadStatus | None, str]:
-    ignore = annotations.get(IGNORE_ANNOTATION)
-    if ignore is not None and ignore.lower() == "true":
-        return "ignored", f'{IGNORE_ANNOTATION} is "true"'
-    if options.opt_in:
-        if options.profile == "wave":
-            wanted = wave_enabled(annotations)
-            key = WAVE_ENABLE_ANNOTATION
-        else:
-            wanted = annotations.get(ENABLED_ANNOTATION, "").lower() == "true"
-            key = ENABLED_ANNOTATION
-        if not wanted:
-            return "not-opted-in", f'--opt-in is set and {key} is not "true"'
-    return None, ""
 
 
 def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, ConfigSource], options: Options) -> list[Finding]:
@@ -773,7 +708,7 @@ def _missing_findings(workload: WorkloadPlan, sources: Mapping[SourceKey, Config
 
 def plan_workload(obj: KubeObject, sources: Mapping[SourceKey, ConfigSource], options: Options) -> WorkloadPlan | None:
     """The plan for one object, or None when it is not a workload at all."""
-    return _Planner(sources, options).workload(obj, _identity(obj.body, options.namespace))
+    return _Planner(sources, options).workload(obj, object_identity(obj.body, options.namespace))
 
 
 def plan(objects: Sequence[KubeObject], options: Options) -> Plan:

@@ -12,7 +12,8 @@ import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
-from ..core.plan import FieldTree, Identity, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
+from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
+from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fallback, fastparse
