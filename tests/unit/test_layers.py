@@ -24,6 +24,20 @@ def test_import_contracts_are_kept() -> None:
     assert "0 broken" in done.stdout
 
 
+def test_no_module_imports_itself_through_a_cycle() -> None:
+    """Every import edge points down: no module of wavegen reaches back to one that imports it (lazy imports included)."""
+    import grimp
+
+    graph = grimp.build_graph("wavegen")
+    cycles = sorted(
+        f"{importer} -> {imported}"
+        for importer in graph.modules
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if graph.chain_exists(imported=importer, importer=imported)
+    )
+    assert cycles == []
+
+
 def imported_by(argv: list[str], tmp_path: Path, *, as_module: bool = False) -> set[str]:
     """The modules loaded after running ``wavegen <argv>`` in a fresh interpreter (output to a file, not a pipe).
 

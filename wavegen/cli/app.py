@@ -13,7 +13,7 @@ import typer
 from .. import __version__
 from ..errors import EXIT_USAGE
 from ..inputs.flags import invoke, new_app
-from .main import COMMANDS, COMPLETE_VAR
+from .commands import COMMANDS, COMPLETE_VAR
 
 DESCRIPTION = (
     "Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change.\n\n"

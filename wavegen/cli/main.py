@@ -8,24 +8,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..inputs.flags import EXIT_INTERNAL
+from .commands import COMMANDS, COMPLETE_VAR
 
 if TYPE_CHECKING:
     import typer
 
 __all__ = ["COMMANDS", "EXIT_INTERNAL", "build_app", "main"]
-
-#: Command name -> the module whose ``register(app)`` adds it; only the one asked for is imported.
-COMMANDS = {
-    "transform": "wavegen.cli.transform",
-    "explain": "wavegen.cli.explain",
-    "plan": "wavegen.cli.plan",
-    "post-render": "wavegen.cli.post_render",
-    "krm": "wavegen.cli.krm",
-    "watch": "wavegen.cli.watch",
-    "manifests": "wavegen.cli.manifests",
-    "action": "wavegen.cli.action",
-}
-COMPLETE_VAR = "_WAVEGEN_COMPLETE"
 
 
 def build_app(only: str | None = None) -> typer.Typer:
