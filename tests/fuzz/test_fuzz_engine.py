@@ -24,14 +24,75 @@ FUZZ = settings(
 )
 
 FRAGMENTS = [
-    "---\n", "...\n", "--- ", "apiVersion: v1\n", "apiVersion: apps/v1\n", "kind: ConfigMap\n", "kind: Secret\n",
-    "kind: Deployment\n", "kind: List\n", "kind: Widget\n", "metadata:\n", "  name: app\n", "metadata: {name: app}\n",
-    "data:\n", "  k: v\n", "  k: dg==\n", "stringData:\n", "spec:\n", "  template:\n", "    spec:\n",
-    "      containers:\n", "      - name: c\n", "        envFrom:\n", "        - configMapRef: {name: app}\n",
-    "        - secretRef: {name: app}\n", "    metadata:\n", "      annotations:\n",
-    f"        {HASH_ANNOTATION}: old\n", "items:\n", "- ", "  ", "\t", ": ", ":", ",", "[", "]", "{", "}", "&a ", "*a",
-    "<<: ", "? ", "!!str ", "!!binary ", "!x ", "|\n", ">-\n", "'", '"', "\\", "#", " # c\n", "\n", "\r\n", "\r",
-    "%YAML 1.1\n", "\ufeff", "\x00", "\x01", "\x85", "\u2028", "é", "0", "~", "null", "yes", "1e3", "-1",
+    "---\n",
+    "...\n",
+    "--- ",
+    "apiVersion: v1\n",
+    "apiVersion: apps/v1\n",
+    "kind: ConfigMap\n",
+    "kind: Secret\n",
+    "kind: Deployment\n",
+    "kind: List\n",
+    "kind: Widget\n",
+    "metadata:\n",
+    "  name: app\n",
+    "metadata: {name: app}\n",
+    "data:\n",
+    "  k: v\n",
+    "  k: dg==\n",
+    "stringData:\n",
+    "spec:\n",
+    "  template:\n",
+    "    spec:\n",
+    "      containers:\n",
+    "      - name: c\n",
+    "        envFrom:\n",
+    "        - configMapRef: {name: app}\n",
+    "        - secretRef: {name: app}\n",
+    "    metadata:\n",
+    "      annotations:\n",
+    f"        {HASH_ANNOTATION}: old\n",
+    "items:\n",
+    "- ",
+    "  ",
+    "\t",
+    ": ",
+    ":",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    "&a ",
+    "*a",
+    "<<: ",
+    "? ",
+    "!!str ",
+    "!!binary ",
+    "!x ",
+    "|\n",
+    ">-\n",
+    "'",
+    '"',
+    "\\",
+    "#",
+    " # c\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "%YAML 1.1\n",
+    "\ufeff",
+    "\x00",
+    "\x01",
+    "\x85",
+    "\u2028",
+    "é",
+    "0",
+    "~",
+    "null",
+    "yes",
+    "1e3",
+    "-1",
 ]
 
 
@@ -134,8 +195,15 @@ def bundles(draw: st.DrawFn) -> tuple[bytes, int]:
         refs = draw(st.lists(st.tuples(st.sampled_from(["configMapRef", "secretRef"]), NAMES), max_size=3))
         env_from = "".join(f"\n        - {ref}:\n            name: {name}" for ref, name in refs) or " []"
         kind = draw(st.sampled_from(["Deployment", "StatefulSet", "DaemonSet"]))
-        annotations = draw(st.sampled_from(["", "    metadata:\n      annotations:\n        team: a\n",
-                                            f"    metadata:\n      annotations: {{{HASH_ANNOTATION}: stale}}\n"]))
+        annotations = draw(
+            st.sampled_from(
+                [
+                    "",
+                    "    metadata:\n      annotations:\n        team: a\n",
+                    f"    metadata:\n      annotations: {{{HASH_ANNOTATION}: stale}}\n",
+                ]
+            )
+        )
         text = (
             f"apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: w{index}\nspec:\n  template:\n{annotations}"
             f"    spec:\n      containers:\n      - name: c\n        image: nginx\n        envFrom:{env_from}\n"

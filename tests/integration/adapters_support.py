@@ -93,14 +93,13 @@ def copy_kustomize_tree(tmp_path: Path) -> Path:
 def kustomize_build(path: Path, tmp_path: Path, check: bool = True) -> Any:
     return run(
         [tool("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec", str(path)],
-        env=env_with_wavegen(tmp_path), check=check,
+        env=env_with_wavegen(tmp_path),
+        check=check,
     )
 
 
 def helm_template(helm: str, chart: str, tmp_path: Path, *extra: str) -> str:
-    return str(
-        run([tool(helm), "template", "rel", str(CHARTS / chart), *extra], env=env_with_wavegen(tmp_path)).stdout
-    )
+    return str(run([tool(helm), "template", "rel", str(CHARTS / chart), *extra], env=env_with_wavegen(tmp_path)).stdout)
 
 
 def install_helm4_plugin(tmp_path: Path) -> None:

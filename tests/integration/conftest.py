@@ -17,7 +17,6 @@ except ImportError:  # e.g. --import-mode=importlib without the repo root on sys
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

@@ -59,14 +59,15 @@ def test_helm3_post_renderer_failure_aborts(tmp_path: Path) -> None:
     shim = wavegen_bin_dir(tmp_path) / "wavegen"
     proc = run(
         [tool("helm3"), "template", "rel", str(chart), "--post-renderer", str(shim), "--post-renderer-args", "post-render"],
-        env=env_with_wavegen(tmp_path), check=False,
+        env=env_with_wavegen(tmp_path),
+        check=False,
     )
     _assert_wavegen_message(proc)
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="Helm 4 aborts but drops the postrenderer/v1 plugin's stderr (its --debug log shows stderr=\"\"); "
+    reason='Helm 4 aborts but drops the postrenderer/v1 plugin\'s stderr (its --debug log shows stderr=""); '
     "wavegen's message is not shown. Owner: plugins/helm + post_render.py",
 )
 def test_helm4_plugin_failure_aborts(tmp_path: Path) -> None:
@@ -74,7 +75,8 @@ def test_helm4_plugin_failure_aborts(tmp_path: Path) -> None:
     install_helm4_plugin(tmp_path)
     proc = run(
         [tool("helm4"), "template", "rel", str(chart), "--post-renderer", "wavegen"],
-        env=env_with_wavegen(tmp_path), check=False,
+        env=env_with_wavegen(tmp_path),
+        check=False,
     )
     _assert_wavegen_message(proc)
 
@@ -92,6 +94,7 @@ def test_kustomize_exec_function_failure_aborts(tmp_path: Path) -> None:
     (work / "kustomization.yaml").write_text("resources: [secret.yaml, deployment.yaml]\ntransformers: [wavegen.yaml]\n")
     proc = run(
         [tool("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec", str(work)],
-        env=env_with_wavegen(tmp_path), check=False,
+        env=env_with_wavegen(tmp_path),
+        check=False,
     )
     _assert_wavegen_message(proc)

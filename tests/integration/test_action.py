@@ -235,8 +235,9 @@ def test_write_mode_updates_hashes_outputs_and_summary(tmp_path: Path) -> None:
     assert len(diff) == 1 and "wavegen.io/config-hash" in diff[0][1], diff
     assert records[0]["newHash"] in diff[0][1]
     assert (result.out / "rendered" / "config.yaml").read_text() == (repo / "rendered" / "config.yaml").read_text()
-    check = run([str(Path(_wavegen_bin()) / "wavegen"), "transform", "--check", "-n", "shop", str(result.out / "rendered")],
-                check=False)
+    check = run(
+        [str(Path(_wavegen_bin()) / "wavegen"), "transform", "--check", "-n", "shop", str(result.out / "rendered")], check=False
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
     summaries = [s for s in result.summaries() if "wavegen" in s]

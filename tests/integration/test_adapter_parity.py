@@ -38,8 +38,10 @@ def via_krm(plain: str) -> list[dict[str, Any]]:
         "kind": "ResourceList",
         "items": docs_of(plain),
         "functionConfig": {
-            "apiVersion": "wavegen.io/v1alpha1", "kind": "ConfigHash",
-            "metadata": {"name": "wavegen"}, "spec": {"namespace": NAMESPACE},
+            "apiVersion": "wavegen.io/v1alpha1",
+            "kind": "ConfigHash",
+            "metadata": {"name": "wavegen"},
+            "spec": {"namespace": NAMESPACE},
         },
     }
     out = wavegen("krm", input=yaml.safe_dump(resource_list, sort_keys=False)).stdout
@@ -69,8 +71,16 @@ def via_kustomize(plain: str, tmp_path: Path) -> list[dict[str, Any]]:
 def via_helm3(chart: str, tmp_path: Path) -> list[dict[str, Any]]:
     return docs_of(
         helm_template(
-            "helm3", chart, tmp_path, "--namespace", NAMESPACE, "--post-renderer", str(wavegen_bin_dir(tmp_path) / "wavegen"),
-            "--post-renderer-args", "post-render", f"--post-renderer-args=--namespace={NAMESPACE}",
+            "helm3",
+            chart,
+            tmp_path,
+            "--namespace",
+            NAMESPACE,
+            "--post-renderer",
+            str(wavegen_bin_dir(tmp_path) / "wavegen"),
+            "--post-renderer-args",
+            "post-render",
+            f"--post-renderer-args=--namespace={NAMESPACE}",
         )
     )
 
@@ -79,7 +89,13 @@ def via_helm4(chart: str, tmp_path: Path) -> list[dict[str, Any]]:
     install_helm4_plugin(tmp_path)
     return docs_of(
         helm_template(
-            "helm4", chart, tmp_path, "--namespace", NAMESPACE, "--post-renderer", "wavegen",
+            "helm4",
+            chart,
+            tmp_path,
+            "--namespace",
+            NAMESPACE,
+            "--post-renderer",
+            "wavegen",
             f"--post-renderer-args=--namespace={NAMESPACE}",
         )
     )

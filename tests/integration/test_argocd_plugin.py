@@ -192,8 +192,9 @@ def test_component_patches_repo_server(tmp_path: Path) -> None:
     assert volumes["wavegen-cmp-plugin"]["configMap"]["name"] == configmap["metadata"]["name"]
     assert {"var-files", "plugins", "wavegen-tools", "wavegen-tmp"} <= set(volumes)
     # wavegen itself rolls the repo-server when the plugin config changes
-    out = run([str(Path(sys.executable).parent / "wavegen"), "transform", "-", "-n", "argocd"],
-              input=yaml.safe_dump_all(docs)).stdout
+    out = run(
+        [str(Path(sys.executable).parent / "wavegen"), "transform", "-", "-n", "argocd"], input=yaml.safe_dump_all(docs)
+    ).stdout
     assert HASH in one(docs_of(out), "Deployment")["spec"]["template"]["metadata"]["annotations"]
     sidecar = next(c for c in pod["containers"] if c["name"] == "wavegen")
     assert os.path.basename(sidecar["command"][0]) == "argocd-cmp-server"

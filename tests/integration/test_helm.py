@@ -26,17 +26,32 @@ NAMESPACE = "apps"
 
 def helm3_post_rendered(chart: str, tmp_path: Path, *extra: str) -> str:
     return helm_template(
-        "helm3", chart, tmp_path, "--namespace", NAMESPACE,
-        "--post-renderer", str(wavegen_bin_dir(tmp_path) / "wavegen"),
-        "--post-renderer-args", "post-render", f"--post-renderer-args=--namespace={NAMESPACE}", *extra,
+        "helm3",
+        chart,
+        tmp_path,
+        "--namespace",
+        NAMESPACE,
+        "--post-renderer",
+        str(wavegen_bin_dir(tmp_path) / "wavegen"),
+        "--post-renderer-args",
+        "post-render",
+        f"--post-renderer-args=--namespace={NAMESPACE}",
+        *extra,
     )
 
 
 def helm4_post_rendered(chart: str, tmp_path: Path, *extra: str) -> str:
     install_helm4_plugin(tmp_path)
     return helm_template(
-        "helm4", chart, tmp_path, "--namespace", NAMESPACE,
-        "--post-renderer", "wavegen", f"--post-renderer-args=--namespace={NAMESPACE}", *extra,
+        "helm4",
+        chart,
+        tmp_path,
+        "--namespace",
+        NAMESPACE,
+        "--post-renderer",
+        "wavegen",
+        f"--post-renderer-args=--namespace={NAMESPACE}",
+        *extra,
     )
 
 
@@ -84,8 +99,16 @@ def test_helm_namespace_env_is_the_release_namespace(tmp_path: Path) -> None:
     env = {**env_with_wavegen(tmp_path), "HELM_NAMESPACE": NAMESPACE}
     shim = str(wavegen_bin_dir(tmp_path) / "wavegen")
     out = run(
-        [tool("helm3"), "template", "rel", str(Path(__file__).resolve().parents[2] / "fixtures" / "charts" / "app"),
-         "--post-renderer", shim, "--post-renderer-args", "post-render"],
+        [
+            tool("helm3"),
+            "template",
+            "rel",
+            str(Path(__file__).resolve().parents[2] / "fixtures" / "charts" / "app"),
+            "--post-renderer",
+            shim,
+            "--post-renderer-args",
+            "post-render",
+        ],
         env=env,
     ).stdout
     assert out == helm3_post_rendered("app", tmp_path)
@@ -111,9 +134,17 @@ def test_empty_chart_still_renders(helm: str, tmp_path: Path) -> None:
 def test_helm4_plugin_failure_fails_the_render(tmp_path: Path) -> None:
     install_helm4_plugin(tmp_path)
     proc = run(
-        [tool("helm4"), "template", "rel", str(Path(__file__).resolve().parents[2] / "fixtures" / "charts" / "app"),
-         "--post-renderer", "wavegen", "--post-renderer-args=--profile=nope"],
-        env=env_with_wavegen(tmp_path), check=False,
+        [
+            tool("helm4"),
+            "template",
+            "rel",
+            str(Path(__file__).resolve().parents[2] / "fixtures" / "charts" / "app"),
+            "--post-renderer",
+            "wavegen",
+            "--post-renderer-args=--profile=nope",
+        ],
+        env=env_with_wavegen(tmp_path),
+        check=False,
     )
     assert proc.returncode != 0
     assert "wavegen" in proc.stderr

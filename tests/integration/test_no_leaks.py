@@ -229,8 +229,12 @@ def test_action_summary_and_outputs(world: tuple[Path, Canaries], mode: str, tmp
     for paths in ("all.yaml", "all.yaml bad.yaml"):
         summary, outputs = tmp_path / f"summary-{len(paths)}", tmp_path / f"outputs-{len(paths)}"
         env = {
-            "WAVEGEN_INPUT_PATHS": paths, "WAVEGEN_INPUT_MODE": mode, "WAVEGEN_INPUT_SUMMARY": "true",
-            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "GITHUB_ACTIONS": "true",
+            "WAVEGEN_INPUT_PATHS": paths,
+            "WAVEGEN_INPUT_MODE": mode,
+            "WAVEGEN_INPUT_SUMMARY": "true",
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_ACTIONS": "true",
         }
         run = run_wavegen([], cwd=work, env=env, module="wavegen.integrations.action")
         assert run.returncode in (0, 1), run.stderr
@@ -245,6 +249,7 @@ def test_error_paths(world: tuple[Path, Canaries], command: list[str], tmp_path:
     assert run.returncode == 1
     assert "not valid base64" in run.stderr + run.stdout.decode()
     assert_clean(canaries, run.stdout, run.stderr, what=" ".join(command) + " error path")
+
 
 # Watch mode: tests/e2e/test_watch.py runs the real controller and asserts, after every
 # Secret change, that no value (raw or base64) is in its logs, its Events or the workload.

@@ -101,8 +101,13 @@ def _helm(helm: str, chart: Path, tmp_path: Path, *wavegen_args: str) -> subproc
             install_helm4_plugin(tmp_path)
         args = ["--post-renderer", "wavegen", *(f"--post-renderer-args={a}" for a in wavegen_args)]
     else:
-        args = ["--post-renderer", str(wavegen_bin_dir(tmp_path) / "wavegen"), "--post-renderer-args", "post-render",
-                *(f"--post-renderer-args={a}" for a in wavegen_args)]
+        args = [
+            "--post-renderer",
+            str(wavegen_bin_dir(tmp_path) / "wavegen"),
+            "--post-renderer-args",
+            "post-render",
+            *(f"--post-renderer-args={a}" for a in wavegen_args),
+        ]
     return run([tool(helm), "template", "rel", str(chart), "--namespace", "default", *args], env=env, check=False)
 
 

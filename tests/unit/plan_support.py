@@ -47,6 +47,9 @@ def project(data: dict[str, Any]) -> dict[str, Any]:
         "removed": sorted(ident(w) for w in data["removed"]),
         "sources": {_source(s): s["change"] for s in data["sources"]},
         # Pinned only where there are any, so older cases need no edit.
-        **({"findings": [f"{f['side']} {f['severity']} {f['line']}: {f['message']}" for f in data["findings"]]}
-           if data["findings"] else {}),
+        **(
+            {"findings": [f"{f['side']} {f['severity']} {f['line']}: {f['message']}" for f in data["findings"]]}
+            if data["findings"]
+            else {}
+        ),
     }

@@ -194,7 +194,11 @@ def test_action_yml_passes_inputs_only_through_env() -> None:
         assert "${{" not in step["run"], step["name"]
         for value in step.get("env", {}).values():
             assert re.fullmatch(r"\$\{\{ (inputs|steps\.setup\.outputs|github)\.[\w.-]+ \}\}", value), value
-    referenced = {v.split(".")[1].split(" ")[0] for s in metadata["runs"]["steps"] for v in s.get("env", {}).values()
-                  if v.startswith("${{ inputs.")}
+    referenced = {
+        v.split(".")[1].split(" ")[0]
+        for s in metadata["runs"]["steps"]
+        for v in s.get("env", {}).values()
+        if v.startswith("${{ inputs.")
+    }
     assert referenced == set(metadata["inputs"]), referenced
     assert set(metadata["outputs"]) == {"changed", "workloads", "workloads-json", "files"}

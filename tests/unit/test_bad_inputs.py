@@ -192,9 +192,13 @@ def test_same_name_configmap_and_secret_hash_both(tmp_path: Path) -> None:
     canonical = (
         b"wavegen.io/config-hash v1\n"
         b"ConfigMap default/shared\n"
-        + b"k " + hashlib.sha256(b"v").hexdigest().encode() + b"\n"
+        + b"k "
+        + hashlib.sha256(b"v").hexdigest().encode()
+        + b"\n"
         + b"Secret default/shared\n"
-        + b"k " + hashlib.sha256(b"v").hexdigest().encode() + b"\n"
+        + b"k "
+        + hashlib.sha256(b"v").hexdigest().encode()
+        + b"\n"
     )
     expected = hashlib.sha256(canonical).hexdigest()
     assert f'wavegen.io/config-hash: "{expected}"'.encode() in run.stdout, run.stdout.decode()[-600:]

@@ -76,8 +76,11 @@ def test_build_installs_only_wheels_without_cache() -> None:
 
 
 def test_build_context_holds_what_copy_needs() -> None:
-    ignore = [line.strip() for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
-              if line.strip() and not line.startswith("#")]
+    ignore = [
+        line.strip()
+        for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
     def included(path: str) -> bool:
         keep = True

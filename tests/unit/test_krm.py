@@ -269,7 +269,7 @@ items:
     assert outcome.results == []
     final = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prod-app-env-f78mmf5m89\n  namespace: prod\n"
-        "data:\n  FEATURE_X: \"on\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: prod-web\n"
+        'data:\n  FEATURE_X: "on"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: prod-web\n'
         "  namespace: prod\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        envFrom:\n"
         "        - configMapRef:\n            name: prod-app-env-f78mmf5m89\n"
     )
@@ -282,7 +282,9 @@ def test_command_writes_only_the_resource_list_and_exits_nonzero_on_errors() -> 
     items = ITEMS.replace("              optional: true\n", "")
     proc = subprocess.run(
         [sys.executable, "-m", "wavegen", "krm", "--missing=error"],
-        input=resource_list(items=items), capture_output=True, check=False,
+        input=resource_list(items=items),
+        capture_output=True,
+        check=False,
     )
     assert proc.returncode == 1
     out = parsed(proc.stdout)

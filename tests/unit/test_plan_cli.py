@@ -24,8 +24,15 @@ SCHEMA = json.loads((ROOT / "docs" / "plan.schema.json").read_text())
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "base.yaml").is_file())
 
 # Every value in fixtures/plan/secret-change, decoded and encoded: none may appear in any output.
-SECRET_VALUES = ("hunter2-BASE-secret", "hunter2-HEAD-secret", "aHVudGVyMi1CQVNFLXNlY3JldA==",
-                 "aHVudGVyMi1IRUFELXNlY3JldA==", "tok-HEAD-stringdata-value", "payments", "cGF5bWVudHM=")
+SECRET_VALUES = (
+    "hunter2-BASE-secret",
+    "hunter2-HEAD-secret",
+    "aHVudGVyMi1CQVNFLXNlY3JldA==",
+    "aHVudGVyMi1IRUFELXNlY3JldA==",
+    "tok-HEAD-stringdata-value",
+    "payments",
+    "cGF5bWVudHM=",
+)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -152,7 +159,7 @@ def _table_rows(markdown: str, heading: str) -> list[list[str]]:
     header, separator, *body = rows
     assert set(separator.replace("|", "").split()) == {"---"}
     width = header.count(" | ") + 1
-    cells = [re.split(r"(?<!\\)\|", row.strip("|"))for row in body]
+    cells = [re.split(r"(?<!\\)\|", row.strip("|")) for row in body]
     assert all(len(c) == width for c in cells)
     return [[c.strip() for c in row] for row in cells]
 
@@ -218,8 +225,14 @@ def test_colour_only_on_a_tty_without_no_color() -> None:
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 

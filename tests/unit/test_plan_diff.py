@@ -91,8 +91,10 @@ def test_key_delta_compares_stored_bytes() -> None:
 
 
 def test_changed_key_rolls_with_key_names() -> None:
-    result = compare(configmap("cfg", {"A": "1", "B": "2"}) + deployment("api", env_from("cfg")),
-                     configmap("cfg", {"A": "9", "C": "3"}) + deployment("api", env_from("cfg")))
+    result = compare(
+        configmap("cfg", {"A": "1", "B": "2"}) + deployment("api", env_from("cfg")),
+        configmap("cfg", {"A": "9", "C": "3"}) + deployment("api", env_from("cfg")),
+    )
     assert [c.display for c in result.rolling] == ["Deployment/default/api"]
     (cause,) = result.rolling[0].causes
     assert cause.change == "changed"
@@ -131,15 +133,19 @@ def test_items_hide_a_key_but_wave_profile_sees_whole_volume() -> None:
 def test_env_key_ref_hides_other_keys() -> None:
     env = [{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "x"}}}]
     spec = {"containers": [{"name": "c", "image": "i", "env": env}]}
-    result = compare(configmap("cfg", {"x": "1", "y": "1"}) + deployment("app", spec),
-                     configmap("cfg", {"x": "1", "y": "2"}) + deployment("app", spec))
+    result = compare(
+        configmap("cfg", {"x": "1", "y": "1"}) + deployment("app", spec),
+        configmap("cfg", {"x": "1", "y": "2"}) + deployment("app", spec),
+    )
     assert not result.rolling
     assert result.not_rolling[0].causes[0].unseen == ("y",)
 
 
 def test_rename_through_the_same_field_is_one_renamed_cause() -> None:
-    result = compare(configmap("cfg-abc", {"a": "1"}) + deployment("app", volume("cfg-abc")),
-                     configmap("cfg-def", {"a": "1"}) + deployment("app", volume("cfg-def")))
+    result = compare(
+        configmap("cfg-abc", {"a": "1"}) + deployment("app", volume("cfg-abc")),
+        configmap("cfg-def", {"a": "1"}) + deployment("app", volume("cfg-def")),
+    )
     (change,) = result.rolling
     (cause,) = change.causes
     assert cause.change == "renamed"
@@ -151,8 +157,10 @@ def test_rename_through_the_same_field_is_one_renamed_cause() -> None:
 def test_ambiguous_references_are_not_guessed_as_renames() -> None:
     base_spec = env_froms("a", "b")
     head_spec = env_froms("d", "c")
-    result = compare(configmap("a", {"k": "1"}) + configmap("b", {"k": "1"}) + deployment("app", base_spec),
-                     configmap("c", {"k": "1"}) + configmap("d", {"k": "1"}) + deployment("app", head_spec))
+    result = compare(
+        configmap("a", {"k": "1"}) + configmap("b", {"k": "1"}) + deployment("app", base_spec),
+        configmap("c", {"k": "1"}) + configmap("d", {"k": "1"}) + deployment("app", head_spec),
+    )
     changes = sorted((c.change, c.previous.name if c.previous else None, c.source.name) for c in result.rolling[0].causes)
     # Field envFrom[0] named a, now d; envFrom[1] named b, now c: paired by place in the pod spec.
     assert changes == [("renamed", "a", "d"), ("renamed", "b", "c")]
@@ -190,8 +198,11 @@ def test_optional_reference_appears_and_vanishes() -> None:
 
 def test_ignored_configmap_change_does_not_roll() -> None:
     ignore = {"wavegen.io/ignore": "true"}
-    base = configmap("cfg", {"a": "1"}) + configmap("noisy", {"t": "1"}, annotations=ignore) + deployment(
-        "app", env_froms("cfg", "noisy"))
+    base = (
+        configmap("cfg", {"a": "1"})
+        + configmap("noisy", {"t": "1"}, annotations=ignore)
+        + deployment("app", env_froms("cfg", "noisy"))
+    )
     head = base.replace("t: '1'", "t: '2'")
     assert head != base
     result = compare(base, head)
@@ -202,8 +213,10 @@ def test_ignored_configmap_change_does_not_roll() -> None:
 
 
 def test_job_referencing_changed_config_does_not_roll() -> None:
-    result = compare(configmap("cfg", {"a": "1"}) + deployment("once", env_from("cfg"), kind="Job"),
-                     configmap("cfg", {"a": "2"}) + deployment("once", env_from("cfg"), kind="Job"))
+    result = compare(
+        configmap("cfg", {"a": "1"}) + deployment("once", env_from("cfg"), kind="Job"),
+        configmap("cfg", {"a": "2"}) + deployment("once", env_from("cfg"), kind="Job"),
+    )
     assert not result.rolling
     assert "Job" in result.not_rolling[0].reason
 
@@ -218,15 +231,20 @@ def test_opting_in_rolls_without_a_config_cause() -> None:
 
 def test_not_opted_in_workload_with_changed_config_is_reported_not_rolling() -> None:
     options = Options(opt_in=True)
-    result = compare(configmap("cfg", {"a": "1"}) + deployment("app", env_from("cfg")),
-                     configmap("cfg", {"a": "2"}) + deployment("app", env_from("cfg")), options)
+    result = compare(
+        configmap("cfg", {"a": "1"}) + deployment("app", env_from("cfg")),
+        configmap("cfg", {"a": "2"}) + deployment("app", env_from("cfg")),
+        options,
+    )
     assert not result.rolling
     assert "--opt-in" in result.not_rolling[0].reason
 
 
 def test_added_and_removed_workloads() -> None:
-    result = compare(configmap("cfg", {"a": "1"}) + deployment("old", env_from("cfg")),
-                     configmap("cfg", {"a": "1"}) + deployment("new", env_from("cfg")))
+    result = compare(
+        configmap("cfg", {"a": "1"}) + deployment("old", env_from("cfg")),
+        configmap("cfg", {"a": "1"}) + deployment("new", env_from("cfg")),
+    )
     assert [w.name for w in result.added] == ["new"] and [w.name for w in result.removed] == ["old"]
     assert result.added[0].sources[0].name == "cfg"
     assert not result.would_roll
@@ -240,8 +258,10 @@ def test_template_change_rolls_but_existing_hash_annotation_does_not() -> None:
     options = Options()
     objects = _objects(base)
     desired = plan(objects, options).workloads[0].templates[0].desired
-    annotated = base.replace("labels:\n        app: app\n", "labels:\n        app: app\n      annotations:\n"
-                             f"        wavegen.io/config-hash: {desired['wavegen.io/config-hash']}\n")
+    annotated = base.replace(
+        "labels:\n        app: app\n",
+        f"labels:\n        app: app\n      annotations:\n        wavegen.io/config-hash: {desired['wavegen.io/config-hash']}\n",
+    )
     assert annotated != base
     assert compare(base, annotated).empty
 
@@ -253,8 +273,10 @@ def test_no_change_is_empty() -> None:
 
 
 def test_source_deltas_list_every_changed_object_with_its_users() -> None:
-    result = compare(configmap("cfg", {"a": "1"}) + configmap("orphan", {"x": "1"}) + deployment("app", env_from("cfg")),
-                     configmap("cfg", {"a": "2"}) + deployment("app", env_from("cfg")))
+    result = compare(
+        configmap("cfg", {"a": "1"}) + configmap("orphan", {"x": "1"}) + deployment("app", env_from("cfg")),
+        configmap("cfg", {"a": "2"}) + deployment("app", env_from("cfg")),
+    )
     by_name = {s.key.name: s for s in result.sources}
     assert by_name["cfg"].change == "changed" and by_name["cfg"].referenced_by == (("Deployment", "default", "app"),)
     assert by_name["orphan"].change == "removed" and by_name["orphan"].referenced_by == ()

@@ -44,9 +44,7 @@ def test_bundle_directories_are_recursive_and_exclusive(tree: Path) -> None:
     assert found == {"rendered/prod": ["rendered/prod/cm.yaml", "rendered/prod/sub/web.yaml"]}
 
 
-def test_check_sees_stale_workload_in_an_unstaged_file_and_fix_repairs_it(
-    tree: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_check_sees_stale_workload_in_an_unstaged_file_and_fix_repairs_it(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bundles = ["--bundle", "rendered/prod", "--bundle", "rendered/dev"]
     assert precommit.main(["--fix", *bundles, "rendered/prod/cm.yaml", "rendered/dev/cm.yaml"]) == 1
     assert precommit.main(["--check", *bundles, "rendered/prod/cm.yaml"]) == 0

@@ -143,7 +143,9 @@ def test_an_ignored_object_still_lacks_the_key() -> None:
     assert [k for k, _, _ in key_findings(result.findings)] == ["b", "password", "zz"]
     explain = transform(text).plan.workloads[0].templates[0].references
     assert [(r.state, sorted(r.missing_keys)) for r in explain if r.reference.source.kind == "ConfigMap"] == [
-        ("ignored", ["zz"]), ("ignored", []), ("ignored", ["b"])
+        ("ignored", ["zz"]),
+        ("ignored", []),
+        ("ignored", ["b"]),
     ]
 
 
@@ -265,9 +267,7 @@ def test_plan_reports_a_key_that_goes_missing(bundle: Path, capsys: pytest.Captu
 
 
 def test_krm_results(capsys: pytest.CaptureFixture[str]) -> None:
-    items = "items:\n" + "".join(
-        "- " + json.dumps(doc) + "\n" for doc in yaml.safe_load_all(BUNDLE)
-    )
+    items = "items:\n" + "".join("- " + json.dumps(doc) + "\n" for doc in yaml.safe_load_all(BUNDLE))
     data = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n{items}".encode()
     outcome = process(data, environ={})
     assert outcome.exit_code == 0

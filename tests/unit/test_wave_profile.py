@@ -42,8 +42,7 @@ NS = "default"
 TEMPLATE = "spec.template"
 
 
-def cm(name: str, data: Mapping[str, str] | None = None, binary: Mapping[str, bytes] | None = None,
-       ns: str = NS) -> ConfigSource:
+def cm(name: str, data: Mapping[str, str] | None = None, binary: Mapping[str, bytes] | None = None, ns: str = NS) -> ConfigSource:
     return ConfigSource(SourceKey("ConfigMap", ns, name), dict(data or {}), dict(binary or {}))
 
 
@@ -55,8 +54,7 @@ def index(*sources: ConfigSource) -> dict[SourceKey, ConfigSource]:
     return {s.key: s for s in sources}
 
 
-def ref(kind: SourceKind, name: str, keys: set[str] | None = None, ns: str = NS,
-        optional: bool = False) -> Reference:
+def ref(kind: SourceKind, name: str, keys: set[str] | None = None, ns: str = NS, optional: bool = False) -> Reference:
     return Reference(SourceKey(kind, ns, name), None if keys is None else frozenset(keys), optional, "x")
 
 
@@ -69,6 +67,7 @@ def env_ref(var: str, kind: str, name: str, key: str, optional: bool | None = No
 
 
 # ---------------------------------------------------------------- wave's own fixtures
+
 
 def wave_example_objects() -> dict[SourceKey, ConfigSource]:
     """wave's test/utils/test_objects.go: example1..4 ConfigMaps and Secrets with key1..key3."""
@@ -168,6 +167,7 @@ def test_wave_example_canonical_json() -> None:
 
 # ---------------------------------------------------------------- behaviours from wave's hash_test.go
 
+
 def test_changing_referenced_key_changes_hash() -> None:
     refs = [ref("ConfigMap", "example1", {"key1"}), ref("Secret", "example1", {"key1"})]
     objs = wave_example_objects()
@@ -181,9 +181,11 @@ def test_changing_unreferenced_key_keeps_hash() -> None:
     objs = wave_example_objects()
     before = wave_hash(refs, objs)
     objs[SourceKey("ConfigMap", NS, "example1")] = cm(
-        "example1", {"key1": "example1:key1", "key2": "example1:key2", "key3": "modified"})
+        "example1", {"key1": "example1:key1", "key2": "example1:key2", "key3": "modified"}
+    )
     objs[SourceKey("Secret", NS, "example1")] = secret(
-        "example1", {"key1": b"example1:key1", "key2": b"example1:key2", "key3": b"modified"})
+        "example1", {"key1": b"example1:key1", "key2": b"example1:key2", "key3": b"modified"}
+    )
     assert wave_hash(refs, objs) == before
 
 
@@ -197,8 +199,12 @@ def test_metadata_does_not_count() -> None:
 
 
 def test_reference_order_does_not_matter_without_name_clash() -> None:
-    refs = [ref("ConfigMap", "example1"), ref("ConfigMap", "example3", {"key1", "key2"}),
-            ref("Secret", "example2"), ref("Secret", "example3", {"key2", "key1"})]
+    refs = [
+        ref("ConfigMap", "example1"),
+        ref("ConfigMap", "example3", {"key1", "key2"}),
+        ref("Secret", "example2"),
+        ref("Secret", "example3", {"key2", "key1"}),
+    ]
     objs = wave_example_objects()
     assert wave_hash(refs, objs) == wave_hash(list(reversed(refs)), objs)
 
@@ -214,6 +220,7 @@ def test_whole_and_keyed_references_merge_to_union() -> None:
 
 
 # ---------------------------------------------------------------- Go-checked vectors
+
 
 def test_no_references() -> None:
     assert wave_hash([], {}) == GO["no_references"]
@@ -257,8 +264,7 @@ def _projected_pod(items: list[dict[str, str]] | None) -> dict[str, Any]:
     source: dict[str, Any] = {"name": "app"}
     if items is not None:
         source["items"] = items
-    return {"volumes": [{"name": "p", "projected": {"sources": [{"configMap": source}]}}],
-            "containers": [{"name": "c"}]}
+    return {"volumes": [{"name": "p", "projected": {"sources": [{"configMap": source}]}}], "containers": [{"name": "c"}]}
 
 
 def test_projected_items_narrow_keys() -> None:
@@ -277,22 +283,39 @@ def test_projected_empty_items_means_all_keys() -> None:
 
 
 def test_plain_volume_items_are_ignored_by_wave() -> None:
-    pod = {"volumes": [
-        {"name": "a", "configMap": {"name": "app", "items": [{"key": "key1", "path": "k"}]}},
-        {"name": "b", "secret": {"secretName": "s", "items": [{"key": "key1", "path": "k"}], "optional": True}},
-    ]}
+    pod = {
+        "volumes": [
+            {"name": "a", "configMap": {"name": "app", "items": [{"key": "key1", "path": "k"}]}},
+            {"name": "b", "secret": {"secretName": "s", "items": [{"key": "key1", "path": "k"}], "optional": True}},
+        ]
+    }
     refs = wave_references(pod, {}, NS, TEMPLATE)
     assert [(r.source.kind, r.keys, r.optional) for r in refs] == [("ConfigMap", None, False), ("Secret", None, True)]
 
 
 def test_projected_secret_uses_name_and_optional() -> None:
-    pod = {"volumes": [{"name": "p", "projected": {"sources": [
-        {"secret": {"name": "tls", "optional": True, "items": [{"key": "tls.crt", "path": "c"}]}},
-        {"serviceAccountToken": {"path": "token"}},
-    ]}}]}
+    pod = {
+        "volumes": [
+            {
+                "name": "p",
+                "projected": {
+                    "sources": [
+                        {"secret": {"name": "tls", "optional": True, "items": [{"key": "tls.crt", "path": "c"}]}},
+                        {"serviceAccountToken": {"path": "token"}},
+                    ]
+                },
+            }
+        ]
+    }
     refs = wave_references(pod, {}, NS, TEMPLATE)
-    assert refs == [Reference(SourceKey("Secret", NS, "tls"), frozenset({"tls.crt"}), True,
-                              "spec.template.spec.volumes[0].projected.sources[0].secret")]
+    assert refs == [
+        Reference(
+            SourceKey("Secret", NS, "tls"),
+            frozenset({"tls.crt"}),
+            True,
+            "spec.template.spec.volumes[0].projected.sources[0].secret",
+        )
+    ]
 
 
 def test_keyref_to_missing_key() -> None:
@@ -337,31 +360,48 @@ def test_extra_secrets_parsing_is_verbatim() -> None:
     refs = wave_references({}, annotations, "team", TEMPLATE)
     # No whitespace trimming; "x/y/z" (three parts) is dropped; empty entries stay (and never match).
     assert [(r.source.kind, r.source.namespace, r.source.name) for r in refs] == [
-        ("Secret", "team", "a"), ("Secret", "team", " b"), ("Secret", "ns", "c"),
-        ("Secret", "team", ""), ("Secret", "team", ""),
+        ("Secret", "team", "a"),
+        ("Secret", "team", " b"),
+        ("Secret", "ns", "c"),
+        ("Secret", "team", ""),
+        ("Secret", "team", ""),
     ]
     assert all(r.optional and r.keys is None for r in refs)
 
 
 def test_init_containers_are_not_scanned() -> None:
-    pod = {"initContainers": [{"name": "i", "envFrom": [{"configMapRef": {"name": "init-cm"}}],
-                               "env": [env_ref("K", "Secret", "init-s", "k")]}],
-           "containers": [{"name": "c"}]}
+    pod = {
+        "initContainers": [
+            {"name": "i", "envFrom": [{"configMapRef": {"name": "init-cm"}}], "env": [env_ref("K", "Secret", "init-s", "k")]}
+        ],
+        "containers": [{"name": "c"}],
+    }
     assert wave_references(pod, {}, NS, TEMPLATE) == []
 
 
 def test_env_from_and_env_optional_flags() -> None:
-    pod = {"containers": [{"name": "c",
-                           "envFrom": [{"configMapRef": {"name": "a", "optional": True}},
-                                       {"secretRef": {"name": "b", "optional": False}, "prefix": "P_"}],
-                           "env": [{"name": "PLAIN", "value": "x"},
-                                   env_ref("K", "ConfigMap", "c", "k", optional=False)]}]}
+    pod = {
+        "containers": [
+            {
+                "name": "c",
+                "envFrom": [
+                    {"configMapRef": {"name": "a", "optional": True}},
+                    {"secretRef": {"name": "b", "optional": False}, "prefix": "P_"},
+                ],
+                "env": [{"name": "PLAIN", "value": "x"}, env_ref("K", "ConfigMap", "c", "k", optional=False)],
+            }
+        ]
+    }
     refs = wave_references(pod, {}, NS, TEMPLATE)
     assert [(r.source.name, r.keys, r.optional) for r in refs] == [
-        ("a", None, True), ("b", None, False), ("c", frozenset({"k"}), False)]
+        ("a", None, True),
+        ("b", None, False),
+        ("c", frozenset({"k"}), False),
+    ]
 
 
 # ---------------------------------------------------------------- Go encoding/json details
+
 
 @pytest.mark.parametrize(
     ("raw", "encoded"),
