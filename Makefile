@@ -8,6 +8,7 @@ test:  ## the whole test suite (installs Python deps and the real tools)
 
 lint:
 	$(HOME)/.cache/wavegen-venv/bin/ruff check wavegen tests benchmarks
+	$(HOME)/.cache/wavegen-venv/bin/ruff format --check .
 	$(HOME)/.cache/wavegen-venv/bin/mypy wavegen
 
 bench:
