@@ -127,7 +127,15 @@ def check_depth(text: str) -> None:
     next_event: Callable[[], Any] = _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
     depth = 0
     while True:
-        event = next_event()
+        try:
+            event = next_event()
+        except yaml.scanner.ScannerError as err:
+            # libyaml >= 0.2.6 (bundled in PyYAML 6.0.4) has a flow-depth limit of its own,
+            # met while it scans ahead, before our walk reaches MAX_DEPTH events deep.
+            if err.problem != "exceeded maximum nesting depth" or err.problem_mark is None:
+                raise
+            line = err.problem_mark.line + 1
+            raise WavegenError(f"document nests deeper than {MAX_DEPTH} levels; refusing it", line=line) from None
         event_type = type(event)
         if event_type is yaml.MappingStartEvent or event_type is yaml.SequenceStartEvent:
             depth += 1
