@@ -1,7 +1,7 @@
 """Benchmark `wavegen watch` memory against a real kube-apiserver: referenced config plus many unrelated large Secrets.
 
     python benchmarks/watch_memory_bench.py [--workloads 2000] [--secrets 10000] [--secret-kib 32]
-                                            [--idle 20] [--baseline-ref 88d3752 | --no-baseline]
+                                            [--idle 20] [--baseline-ref 88d3752 | --no-baseline] [--growth]
 
 Starts etcd + kube-apiserver on loopback (binaries from hack/tools.sh) and fills
 namespace `bench` with N opted-in Deployments, each reading its own ConfigMap,
@@ -18,6 +18,10 @@ working tree, each as `wavegen watch --namespaces=bench --window=0
 
 Between the runs the controller's records are removed again, so both runs adopt
 every workload. It prints one JSON document with both results and their ratios.
+
+With --growth, each controller runs twice: first before the unrelated Secrets
+exist, then after they were created, and the script reports how much steady and
+peak RSS the Secrets add (the figure that should not depend on them).
 """
 
 from __future__ import annotations
@@ -115,6 +119,12 @@ def populate(api: Api, workloads: int, secrets: int, size: int) -> float:
                 range(workloads),
             )
         )
+    return time.monotonic() - t0 + add_secrets(api, secrets, size)
+
+
+def add_secrets(api: Api, secrets: int, size: int) -> float:
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: api.request("POST", f"/api/v1/namespaces/{NS}/secrets", secret(i, size)), range(secrets)))
     return time.monotonic() - t0
 
@@ -207,6 +217,7 @@ def main() -> int:
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--baseline-ref", default="88d3752", help="commit whose controller is the baseline")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--growth", action="store_true", help="also run each controller before the Secrets exist")
     parser.add_argument("--current-src", default=str(REPO), help="directory holding the `wavegen` package to measure")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
@@ -219,12 +230,8 @@ def main() -> int:
     cp = start_control_plane(str(tools["etcd"]), str(tools["kube-apiserver"]), str(tools["kubectl"]))
     try:
         api = Api(cp)
-        took = populate(api, args.workloads, args.secrets, args.secret_kib * 1024)
-        print(
-            f"created {args.workloads} ConfigMaps + Deployments and {args.secrets} Secrets of {args.secret_kib} KiB"
-            f" in {took:.1f}s",
-            flush=True,
-        )
+        took = populate(api, args.workloads, 0 if args.growth else args.secrets, args.secret_kib * 1024)
+        print(f"created {args.workloads} ConfigMaps + Deployments in {took:.1f}s", flush=True)
         results: dict[str, Any] = {
             "workloads": args.workloads,
             "unrelated_secrets": args.secrets,
@@ -236,12 +243,23 @@ def main() -> int:
             if not args.no_baseline:
                 runs.append((f"baseline {args.baseline_ref}", baseline_source(args.baseline_ref, Path(tmp))))
             runs.append(("current", Path(args.current_src)))
-            for n, (label, src) in enumerate(runs):
-                if n:
-                    clear_records(api, args.workloads)
-                print(f"running the {label} controller", flush=True)
-                results[label] = run_controller(cp, api, src, label.split()[0], args)
-                print(json.dumps({label: results[label]}), flush=True)
+            phases = [" without secrets", ""] if args.growth else [""]
+            done = 0
+            for phase in phases:
+                if phase == "" and args.growth:
+                    took = add_secrets(api, args.secrets, args.secret_kib * 1024)
+                    print(f"created {args.secrets} Secrets of {args.secret_kib} KiB in {took:.1f}s", flush=True)
+                for label, src in runs:
+                    if done:
+                        clear_records(api, args.workloads)
+                    done += 1
+                    print(f"running the {label} controller{phase}", flush=True)
+                    results[label + phase] = run_controller(cp, api, src, label.split()[0], args)
+                    print(json.dumps({label + phase: results[label + phase]}), flush=True)
+        if args.growth:
+            for label, _ in runs:
+                without, with_ = results[label + " without secrets"], results[label]
+                results[label + " growth_mb"] = {k: round(with_[k] - without[k], 1) for k in ("rss_mb_steady", "rss_mb_peak")}
         if not args.no_baseline:
             base, cur = results[f"baseline {args.baseline_ref}"], results["current"]
             results["ratio_current_to_baseline"] = {

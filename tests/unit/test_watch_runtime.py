@@ -180,6 +180,12 @@ def test_relist_consumes_items_lazily_and_marks_referenced_but_unlisted_absent()
 # ---- the controller against a scripted API server --------------------------------------
 
 
+class FakePage(list[dict[str, Any]]):
+    """A list answer as Client.list_page gives it: items, then ``metadata``."""
+
+    metadata: dict[str, Any]
+
+
 class FakeApi:
     """Answers lists and patches from in-memory objects; watch streams come from a queue of scripted events."""
 
@@ -196,6 +202,12 @@ class FakeApi:
     def stream(self, plural: str) -> queue.Queue[dict[str, Any] | Exception | None]:
         with self.lock:
             return self.streams.setdefault(plural, queue.Queue())
+
+    def list_page(self, path: str, query: Mapping[str, Any]) -> FakePage:
+        answer = self.request("GET", path, query)
+        page = FakePage(answer["items"])
+        page.metadata = answer["metadata"]
+        return page
 
     def request(
         self, method: str, path: str, query: Mapping[str, Any] | None = None, body: Any = None, content_type: str = ""

@@ -73,33 +73,34 @@ class Informer:
             query["fieldSelector"] = self.s.secret_field_selector
         return query
 
-    def _list(self, kind: Kind, scope: str | None, query: Mapping[str, str | int]) -> Iterator[tuple[list[dict[str, Any]], str]]:
-        """Pages of a consistent list: (items, the list's resourceVersion)."""
+    def _list(
+        self, kind: Kind, scope: str | None, query: Mapping[str, str | int], seen: dict[str, str]
+    ) -> Iterator[dict[str, Any]]:
+        """The items of a consistent list, page after page, each decoded only when its turn comes.
+
+        ``seen["resourceVersion"]`` is the list's once the items are exhausted.
+        """
         token = ""
         while True:
-            page = self.client.request(
-                "GET",
+            page = self.client.list_page(
                 resource_path(kind.api_version, kind.plural, scope),
                 {**query, "limit": self.s.page_size, "continue": token},
             )
-            yield page.get("items") or [], str((page.get("metadata") or {}).get("resourceVersion") or "")
-            token = str((page.get("metadata") or {}).get("continue") or "")
+            yield from page
+            seen["resourceVersion"] = str(page.metadata.get("resourceVersion") or "")
+            token = str(page.metadata.get("continue") or "")
             if not token:
                 return
 
     def _relist(self, kind: Kind, scope: str | None) -> str:
-        rv = ""
+        seen = {"resourceVersion": ""}
 
         def items() -> Iterator[dict[str, Any]]:
-            # Page by page: a page is dropped before the next is read, so 10,000 unreferenced Secrets never
+            # Item by item: a list answer is never decoded whole, so 10,000 unreferenced Secrets never
             # sit in memory at once (the index keeps only the referenced ones, as digests).
-            nonlocal rv
-            for page, page_rv in self._list(kind, scope, self._query(kind)):
-                rv = page_rv
-                while page:
-                    item = page.pop()
-                    yield item
-                    _drop_values(kind, item)
+            for item in self._list(kind, scope, self._query(kind), seen):
+                yield item
+                _drop_values(kind, item)
 
         if kind in (CONFIGMAP, SECRET):
             changed, affected = self.index.replace_sources(kind, scope, items())
@@ -110,7 +111,7 @@ class Informer:
         else:
             for key in self.index.replace_workloads(kind, scope, items()):
                 self.queue.add(key, 0)
-        return rv
+        return seen["resourceVersion"]
 
     def fetch_unknown(self, key: WorkloadKey) -> None:
         """Read the sources a workload began to reference after their list item went by (list verb, one name)."""

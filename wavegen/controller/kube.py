@@ -390,6 +390,11 @@ class Client:
         except ValueError:
             raise TransportError(f"{method} {path}: the answer is not JSON") from None
 
+    def list_page(self, path: str, query: Mapping[str, str | int]) -> ListPage:
+        """One page of a list, read item by item as it arrives (see ListPage); raises like :meth:`request`."""
+        resp = self._open("GET", path, query, None, None, (self.timeout, self.timeout))
+        return ListPage(resp, f"GET {path}")
+
     def watch(self, path: str, query: Mapping[str, str | int], read_timeout: float) -> Iterator[dict[str, Any]]:
         """Yield watch events (dicts with ``type`` and ``object``) until the server ends the stream."""
         import urllib3
@@ -431,6 +436,37 @@ class Client:
             if err.status == 401:
                 raise CredentialError(self.auth_failure or "the API server rejected the credentials") from None
             raise
+
+
+class ListPage:
+    """The items of one list answer, decoded one at a time; ``metadata`` is complete once they are exhausted.
+
+    A page of 500 large Secrets decoded at once costs tens of MB that the allocator keeps afterwards;
+    read this way only one item is ever decoded, and the index keeps what it needs of it.
+    """
+
+    def __init__(self, resp: Any, describe: str) -> None:
+        self._resp = resp
+        self._describe = describe
+        self.metadata: dict[str, Any] = {}
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        import urllib3
+
+        from .liststream import ListStream, ListStreamError
+
+        stream = ListStream(self._resp.stream(65536, decode_content=True))
+        try:
+            yield from stream
+        except ListStreamError as err:
+            raise TransportError(f"{self._describe}: the answer is not a list ({err})") from None
+        except urllib3.exceptions.HTTPError as err:
+            raise TransportError(f"{self._describe}: {type(err).__name__}") from None
+        finally:
+            self._resp.release_conn()
+            self._resp.close()
+        metadata = stream.fields.get("metadata")
+        self.metadata = metadata if isinstance(metadata, dict) else {}
 
 
 def _drain(resp: Any) -> bytes:
