@@ -26,6 +26,8 @@ SECURITY_MIRROR=${MIRROR%/debian}/debian-security
 HOST_PACKAGES=(buildah mmdebstrap)
 # What the Dockerfile expects of python:*-slim: python3 and pip on PATH, useradd, CA certificates.
 BASE_PACKAGES=python3,python3-pip,passwd,ca-certificates
+# the runtime base is the same without pip: the final stage copies a virtualenv in.
+RUNTIME_PACKAGES=python3,passwd,ca-certificates
 
 log() { echo "image: $*" >&2; }
 
@@ -86,53 +88,59 @@ flock 9
 # Shaped like python:*-slim for the Dockerfile: pip may install into the system Python (Debian's
 # EXTERNALLY-MANAGED marker removed), documentation and translations left out, merged /usr without
 # the usrmerge package (which would pull in perl).
-MMDEBSTRAP_ARGS=(
-  --variant=essential --mode=root --format=tar
-  --include="$BASE_PACKAGES"
-  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
-  --aptopt='Acquire::Check-Valid-Until "false"'
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*'
-  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/lintian/*'
-  --customize-hook='rm -f "$1"/usr/lib/python3*/EXTERNALLY-MANAGED'
-  --customize-hook='rm -rf "$1"/var/cache/* "$1"/var/log/* "$1"/var/lib/apt/lists/*'
-)
 SOURCES=(
   "deb $MIRROR $SUITE main"
   "deb $MIRROR $SUITE-updates main"
   "deb $SECURITY_MIRROR $SUITE-security main"
 )
-KEY=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${MMDEBSTRAP_ARGS[@]}" | sha256sum | cut -c1-16)
-BASE_TAR="$CACHE/base-$KEY.tar"
-BASE_IMAGE="localhost/wavegen-python-base:$KEY"
 
-# the tarball is needed only when buildah's storage lacks the base (first run, storage wiped)
-if ! buildah inspect --type image "$BASE_IMAGE" >/dev/null 2>&1; then
-  if [ ! -s "$BASE_TAR" ]; then
-    log "mmdebstrap $SUITE ($BASE_PACKAGES) -> $BASE_TAR"
-    t0=$(date +%s)
-    if ! mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.tmp" "${SOURCES[@]}" >"$CACHE/mmdebstrap.log" 2>&1; then
-      tail -n 40 "$CACHE/mmdebstrap.log" >&2
-      log "mmdebstrap failed (log: $CACHE/mmdebstrap.log)"
-      exit 1
+# make_base PACKAGES DESCRIPTION -> prints the image name of a Debian base holding PACKAGES
+make_base() {
+  local packages=$1 description=$2 key tar image ctr t0
+  local args=(
+    --variant=essential --mode=root --format=tar
+    --include="$packages"
+    --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
+    --aptopt='Acquire::Check-Valid-Until "false"'
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*'
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/lintian/*'
+    --customize-hook='rm -f "$1"/usr/lib/python3*/EXTERNALLY-MANAGED'
+    --customize-hook='rm -rf "$1"/var/cache/* "$1"/var/log/* "$1"/var/lib/apt/lists/*'
+  )
+  key=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${args[@]}" | sha256sum | cut -c1-16)
+  tar="$CACHE/base-$key.tar"
+  image="localhost/wavegen-python-base:$key"
+  # the tarball is needed only when buildah's storage lacks the base (first run, storage wiped)
+  if ! buildah inspect --type image "$image" >/dev/null 2>&1; then
+    if [ ! -s "$tar" ]; then
+      log "mmdebstrap $SUITE ($packages) -> $tar"
+      t0=$(date +%s)
+      if ! mmdebstrap "${args[@]}" "$SUITE" "$tar.tmp" "${SOURCES[@]}" >"$CACHE/mmdebstrap.log" 2>&1; then
+        tail -n 40 "$CACHE/mmdebstrap.log" >&2
+        log "mmdebstrap failed (log: $CACHE/mmdebstrap.log)"
+        exit 1
+      fi
+      mv "$tar.tmp" "$tar"
+      log "base rootfs in $(( $(date +%s) - t0 ))s"
     fi
-    mv "$BASE_TAR.tmp" "$BASE_TAR"
-    log "base rootfs in $(( $(date +%s) - t0 ))s"
-    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$KEY.tar" -delete  # superseded recipes
+    log "importing $tar as $image"
+    ctr=$(buildah from scratch)
+    buildah add --quiet "$ctr" "$tar" /
+    buildah config \
+      --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      --env LANG=C.UTF-8 \
+      --cmd python3 \
+      --label org.opencontainers.image.description="Debian $SUITE with $description (hack/image.sh)" \
+      "$ctr"
+    buildah commit --quiet --rm "$ctr" "$image" >/dev/null
   fi
-  log "importing $BASE_TAR as $BASE_IMAGE"
-  ctr=$(buildah from scratch)
-  trap 'buildah rm "$ctr" >/dev/null 2>&1 || true' EXIT
-  buildah add --quiet "$ctr" "$BASE_TAR" /
-  buildah config \
-    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    --env LANG=C.UTF-8 \
-    --cmd python3 \
-    --label org.opencontainers.image.description="Debian $SUITE with python3 and pip (hack/image.sh)" \
-    "$ctr"
-  buildah commit --quiet --rm "$ctr" "$BASE_IMAGE" >/dev/null
-  trap - EXIT
-fi
+  echo "$image"
+}
+BASE_IMAGE=$(make_base "$BASE_PACKAGES" "python3 and pip")
+RUNTIME_IMAGE=$(make_base "$RUNTIME_PACKAGES" "python3")
+# superseded recipes
+find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-${BASE_IMAGE##*:}.tar" ! -name "base-${RUNTIME_IMAGE##*:}.tar" -delete
 
 # ---- the image -----------------------------------------------------------------------------------
 # pip inside the build must reach the package index the way the host's pip does. Here that needs
@@ -157,10 +165,12 @@ if [ -n "${PIP_INDEX_URL:-}${PIP_EXTRA_INDEX_URL:-}${PIP_TRUSTED_HOST:-}" ]; the
   VOLUMES+=(--volume "$PIP_CONF:/etc/pip.conf:ro")
 fi
 
-log "buildah build -t $IMAGE (base $BASE_IMAGE)"
+log "buildah build -t $IMAGE (build base $BASE_IMAGE, runtime base $RUNTIME_IMAGE)"
 t0=$(date +%s)
 buildah build --quiet --isolation chroot --layers --pull=never \
   --build-arg "PYTHON_IMAGE=$BASE_IMAGE" \
+  --build-arg "RUNTIME_IMAGE=$RUNTIME_IMAGE" \
+  --build-arg "VERSION=$(python3 hack/versions.py show)" \
   "${VOLUMES[@]}" \
   --tag "$IMAGE" --file Dockerfile . >/dev/null
 size=$(buildah images --format '{{.Size}}' "$IMAGE")

@@ -24,7 +24,12 @@ KUBERNETES_VERSION=v1.37.1   # kubectl, kube-apiserver, kube-controller-manager
 # (k8s.io/kubernetes v1.37.2: the module proxy refuses its source zip with
 #  "403 This module version is not available", so the pin is v1.37.1)
 ETCD_VERSION=v3.7.3
-ALL_TOOLS=(kustomize helm3 helm4 kubectl act etcd kube-apiserver kube-controller-manager)
+REGISTRY_VERSION=v3.1.2      # distribution's registry: the OCI registry of the release test
+COSIGN_VERSION=v3.1.3
+SYFT_VERSION=v1.57.0
+ARGOCD_VERSION=v3.6.1        # one binary: repo-server, cmp-server, application-controller by argv[0]
+ARGOCD_GO=go1.27.3           # Argo CD's go.mod needs it; the go command fetches it from the module proxy
+ALL_TOOLS=(kustomize helm3 helm4 kubectl act etcd kube-apiserver kube-controller-manager registry cosign syft)
 
 # ---- environment ------------------------------------------------------------
 TOOLS_DIR=${WAVEGEN_TOOLS_DIR:-$HOME/.cache/wavegen-tools}
@@ -52,7 +57,9 @@ version_cmd() {
     kustomize) echo "version" ;;
     helm3 | helm4) echo "version --short" ;;
     kubectl) echo "version --client" ;;
-    act | etcd | kube-apiserver | kube-controller-manager) echo "--version" ;;
+    act | etcd | kube-apiserver | kube-controller-manager | registry) echo "--version" ;;
+    cosign | syft) echo "version" ;;
+    argocd) echo "version --client --short" ;;
     *) die "unknown tool $1" ;;
   esac
 }
@@ -64,6 +71,10 @@ pin_of() {
     act) echo "$ACT_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
     kubectl | kube-apiserver | kube-controller-manager) echo "$KUBERNETES_VERSION" ;;
+    registry) echo "$REGISTRY_VERSION" ;;
+    cosign) echo "$COSIGN_VERSION" ;;
+    syft) echo "$SYFT_VERSION" ;;
+    argocd) echo "$ARGOCD_VERSION" ;;
   esac
 }
 
@@ -142,6 +153,46 @@ build_act() {
   check_built act "$t0"
 }
 
+build_registry() {
+  local t0; t0=$(date +%s)
+  go_install_to registry "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION" \
+    "-X github.com/distribution/distribution/v3/version.version=$REGISTRY_VERSION"
+  check_built registry "$t0"
+}
+
+build_cosign() {
+  local t0; t0=$(date +%s)
+  go_install_to cosign "github.com/sigstore/cosign/v3/cmd/cosign@$COSIGN_VERSION" \
+    "-X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION -X sigs.k8s.io/release-utils/version.gitTreeState=clean"
+  check_built cosign "$t0"
+}
+
+build_syft() {
+  local t0; t0=$(date +%s)
+  go_install_to syft "github.com/anchore/syft/cmd/syft@$SYFT_VERSION" "-X main.version=${SYFT_VERSION#v}"
+  check_built syft "$t0"
+}
+
+# Argo CD's go.mod replaces its gitops-engine with ./gitops-engine, a directory the
+# module zip lacks, so `go install mod@ver` refuses it: build from a copy of the
+# module's source with that replace dropped (the published gitops-engine at the
+# same version is what it then uses).
+build_argocd() {
+  local t0 dir mod=github.com/argoproj/argo-cd/v3 v=$ARGOCD_VERSION src
+  t0=$(date +%s)
+  dir=$SRC/argo-cd-$v
+  if [[ ! -f $dir/go.mod ]]; then
+    src=$(cd "$TOOLS_DIR" && GOTOOLCHAIN=$ARGOCD_GO go mod download -json "$mod@$v" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') || die "cannot download $mod@$v"
+    rm -rf "$dir.tmp" && cp -r "$src" "$dir.tmp" && chmod -R u+w "$dir.tmp"
+    (cd "$dir.tmp" && GOTOOLCHAIN=$ARGOCD_GO go mod edit -dropreplace github.com/argoproj/argo-cd/gitops-engine/v3)
+    mv "$dir.tmp" "$dir"
+  fi
+  (cd "$dir" && GOTOOLCHAIN=$ARGOCD_GO go build -trimpath -o "$BIN/argocd" \
+    -ldflags "-s -w -X $mod/common.version=$v -X $mod/common.gitTreeState=clean" ./cmd)
+  check_built argocd "$t0"
+}
+
 # A wrapper module: go.etcd.io/etcd/server/v3 points its sibling modules at
 # ../api etc. with replace lines, which `go install mod@ver` refuses; a module
 # of our own that requires the released siblings builds the same main package.
@@ -213,6 +264,7 @@ k8s_todo=()
 for name in "${want[@]}"; do
   case $name in
     kustomize | helm3 | helm4 | kubectl | act | etcd | kube-apiserver | kube-controller-manager) ;;
+    registry | cosign | syft | argocd) ;;
     *) die "unknown tool '$name' (known: ${ALL_TOOLS[*]})" ;;
   esac
   if line=$(reports_pin "$name"); then
@@ -225,6 +277,10 @@ for name in "${want[@]}"; do
     helm4) build_helm 4 ;;
     act) build_act ;;
     etcd) build_etcd ;;
+    registry) build_registry ;;
+    cosign) build_cosign ;;
+    syft) build_syft ;;
+    argocd) build_argocd ;;
     kubectl | kube-apiserver | kube-controller-manager) k8s_todo+=("$name") ;;
   esac
 done

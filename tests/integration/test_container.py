@@ -60,8 +60,8 @@ def test_hadolint_passes() -> None:
 def test_hadolint_would_catch_root_and_latest(tmp_path: Path) -> None:
     bad = tmp_path / "Dockerfile"
     text = (REPO_ROOT / "Dockerfile").read_text()
-    final = text.rindex("FROM ${PYTHON_IMAGE}\n")
-    text = text[:final] + "FROM python:latest\n" + text[final + len("FROM ${PYTHON_IMAGE}\n") :]
+    final = text.rindex("FROM ${RUNTIME_IMAGE}\n")
+    text = text[:final] + "FROM python:latest\n" + text[final + len("FROM ${RUNTIME_IMAGE}\n") :]
     bad.write_text(text.replace("USER 65532:65532", "USER root"))
     out = run([hadolint(), str(bad)], check=False).stdout
     assert "DL3007" in out and "DL3002" in out, out
@@ -141,6 +141,18 @@ def test_image_config_runs_wavegen_krm_as_non_root(image: Image) -> None:
     with container(image) as ctr:
         proc = run(buildah_run(ctr, ["python3", "-c", "import os; print(os.getuid(), os.getgid(), os.getcwd())"]))
     assert proc.stdout.split() == [NONROOT, NONROOT, "/work"]
+
+
+def test_image_holds_no_pip_and_its_version_label(image: Image) -> None:
+    """The final stage is the virtualenv on a base without pip; the label names the package version."""
+    from wavegen import __version__
+
+    assert image.config.get("Labels", {}).get("org.opencontainers.image.version") == __version__
+    with container(image) as ctr:
+        pip = run(buildah_run(ctr, ["python3", "-m", "pip", "--version"]), check=False)
+        version = run(buildah_run(ctr, ["wavegen", "--version"]))
+    assert pip.returncode != 0, pip.stdout
+    assert version.stdout.strip() == f"wavegen {__version__}"
 
 
 def test_krm_output_in_the_image_equals_the_host(image: Image, wavegen_cmd: list[str]) -> None:

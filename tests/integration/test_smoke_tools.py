@@ -111,6 +111,9 @@ VERSION_ARGS = {
     "etcd": ["--version"],
     "kube-apiserver": ["--version"],
     "kube-controller-manager": ["--version"],
+    "registry": ["--version"],
+    "cosign": ["version"],
+    "syft": ["version"],
 }
 PIN_VARIABLE = {
     "kustomize": "KUSTOMIZE_VERSION",
@@ -121,6 +124,9 @@ PIN_VARIABLE = {
     "etcd": "ETCD_VERSION",
     "kube-apiserver": "KUBERNETES_VERSION",
     "kube-controller-manager": "KUBERNETES_VERSION",
+    "registry": "REGISTRY_VERSION",
+    "cosign": "COSIGN_VERSION",
+    "syft": "SYFT_VERSION",
 }
 
 

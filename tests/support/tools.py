@@ -28,6 +28,9 @@ TOOLS = (
     "etcd",
     "kube-apiserver",
     "kube-controller-manager",
+    "registry",
+    "cosign",
+    "syft",
 )
 
 

@@ -37,7 +37,9 @@ ARGS = dict(a.split("=", 1) for kind, a in PARSED if kind == "ARG" and "=" in a)
 
 def base_image(from_args: str) -> str:
     image = from_args.split()[0]
-    return re.sub(r"\$\{(\w+)\}", lambda m: ARGS[m.group(1)], image)
+    while "${" in image:  # RUNTIME_IMAGE defaults to ${PYTHON_IMAGE}
+        image = re.sub(r"\$\{(\w+)\}", lambda m: ARGS[m.group(1)], image)
+    return image
 
 
 def test_multi_stage_on_pinned_slim_python() -> None:
@@ -68,11 +70,20 @@ def test_final_stage_runs_wavegen_as_numeric_non_root_user() -> None:
 
 def test_build_installs_only_wheels_without_cache() -> None:
     text = (REPO_ROOT / "Dockerfile").read_text()
-    final = stages(PARSED)[-1]
-    run = " ".join(args for kind, args in final if kind == "RUN")
-    assert "--no-index" in run and "/wheels/" in run
+    build = stages(PARSED)[0]
+    build_run = " ".join(args for kind, args in build if kind == "RUN")
+    assert "--no-index" in build_run and "/wheels/" in build_run
     assert "PIP_NO_CACHE_DIR=1" in text
     assert "apt-get" not in text  # nothing beyond the slim base
+
+
+def test_final_stage_holds_the_virtualenv_and_no_pip() -> None:
+    final = stages(PARSED)[-1]
+    copies = [args for kind, args in final if kind == "COPY"]
+    assert copies == ["--from=build /opt/wavegen /opt/wavegen"]
+    run = " ".join(args for kind, args in final if kind == "RUN")
+    assert "pip" not in run and "/wheels" not in run
+    assert base_image(final[0][1]) == base_image(stages(PARSED)[0][0][1])  # same python3 at the same path
 
 
 def test_build_context_holds_what_copy_needs() -> None:
