@@ -12,11 +12,16 @@
 #
 # Environment: WAVEGEN_IMAGE (default localhost/wavegen:dev), WAVEGEN_IMAGE_CACHE (default
 # ~/.cache/wavegen-image), WAVEGEN_DEBIAN_SUITE (default bookworm), WAVEGEN_DEBIAN_MIRROR
-# (default http://deb.debian.org/debian).
+# (default http://deb.debian.org/debian), WAVEGEN_PLATFORM (default this machine's, e.g.
+# linux/arm64: the bases and the build run under qemu-user-static through binfmt_misc, which
+# this script installs and mounts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE=${WAVEGEN_IMAGE:-localhost/wavegen:dev}
+HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+PLATFORM=${WAVEGEN_PLATFORM:-linux/$HOST_ARCH}
+ARCH=${PLATFORM#linux/}
 CACHE=${WAVEGEN_IMAGE_CACHE:-$HOME/.cache/wavegen-image}
 SUITE=${WAVEGEN_DEBIAN_SUITE:-bookworm}
 MIRROR=${WAVEGEN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -65,6 +70,26 @@ install_deps() {
     --no-install-recommends $missing >/dev/null
 }
 
+# A foreign architecture runs its binaries through qemu-user-static, registered in binfmt_misc.
+ensure_emulation() {
+  [ "$ARCH" = "$HOST_ARCH" ] && return 0
+  local qemu
+  case $ARCH in
+    arm64) qemu=qemu-aarch64 ;;
+    *) qemu=qemu-$ARCH ;;
+  esac
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || { log "cannot mount binfmt_misc (needs root)"; exit 1; }
+  fi
+  if [ ! -e "/proc/sys/fs/binfmt_misc/$qemu" ]; then
+    log "installing qemu-user-static binfmt-support (apt-get) for $PLATFORM"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+      qemu-user-static binfmt-support >/dev/null
+    update-binfmts --enable "$qemu" >/dev/null 2>&1 || true
+  fi
+  [ -e "/proc/sys/fs/binfmt_misc/$qemu" ] || { log "$qemu is not registered in binfmt_misc"; exit 1; }
+}
+
 case "${1:-}" in
   --deps) install_deps; exit ;;
   --check)
@@ -79,6 +104,7 @@ case "${1:-}" in
 esac
 
 install_deps
+ensure_emulation
 mkdir -p "$CACHE"
 # one build at a time per cache (parallel test sessions share it)
 exec 9>"$CACHE/.lock"
@@ -108,6 +134,8 @@ make_base() {
     --customize-hook='rm -f "$1"/usr/lib/python3*/EXTERNALLY-MANAGED'
     --customize-hook='rm -rf "$1"/var/cache/* "$1"/var/log/* "$1"/var/lib/apt/lists/*'
   )
+  # the host's own architecture keeps the recipe (and cache key) it always had
+  if [ "$ARCH" != "$HOST_ARCH" ]; then args+=(--arch="$ARCH"); fi
   key=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${args[@]}" | sha256sum | cut -c1-16)
   tar="$CACHE/base-$key.tar"
   image="localhost/wavegen-python-base:$key"
@@ -127,6 +155,7 @@ make_base() {
     log "importing $tar as $image"
     ctr=$(buildah from scratch)
     buildah add --quiet "$ctr" "$tar" /
+    buildah config --arch "$ARCH" --os linux "$ctr"
     buildah config \
       --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       --env LANG=C.UTF-8 \
@@ -139,8 +168,7 @@ make_base() {
 }
 BASE_IMAGE=$(make_base "$BASE_PACKAGES" "python3 and pip")
 RUNTIME_IMAGE=$(make_base "$RUNTIME_PACKAGES" "python3")
-# superseded recipes
-find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-${BASE_IMAGE##*:}.tar" ! -name "base-${RUNTIME_IMAGE##*:}.tar" -delete
+# (old recipes' tarballs stay: one per recipe and architecture, each a base image's only source)
 
 # ---- the image -----------------------------------------------------------------------------------
 # pip inside the build must reach the package index the way the host's pip does. Here that needs
@@ -167,7 +195,7 @@ fi
 
 log "buildah build -t $IMAGE (build base $BASE_IMAGE, runtime base $RUNTIME_IMAGE)"
 t0=$(date +%s)
-buildah build --quiet --isolation chroot --layers --pull=never \
+buildah build --quiet --isolation chroot --layers --pull=never --platform "$PLATFORM" \
   --build-arg "PYTHON_IMAGE=$BASE_IMAGE" \
   --build-arg "RUNTIME_IMAGE=$RUNTIME_IMAGE" \
   --build-arg "VERSION=$(python3 hack/versions.py show)" \

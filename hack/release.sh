@@ -16,6 +16,7 @@
 #   WAVEGEN_TLOG=1       record signatures in the transparency log (Rekor); 0 signs offline and
 #                        verifies with --insecure-ignore-tlog (no Sigstore service reachable here)
 #   WAVEGEN_IDENTITY, WAVEGEN_ISSUER   keyless verify: the certificate identity and OIDC issuer
+#   WAVEGEN_PLATFORMS    the image's platforms (default: linux/amd64 linux/arm64), one manifest list
 #   WAVEGEN_OUT          output directory (default build/release)
 #   WAVEGEN_TOOLS_DIR    the tools of hack/tools.sh (helm3, cosign, syft)
 set -euo pipefail
@@ -27,6 +28,7 @@ PYTHON=${PYTHON:-python3}
 SIGN=${WAVEGEN_SIGN:-key}
 TLOG=${WAVEGEN_TLOG:-1}
 INSECURE=${WAVEGEN_INSECURE:-0}
+PLATFORMS=${WAVEGEN_PLATFORMS:-linux/amd64 linux/arm64}
 VERSION=$("$PYTHON" hack/versions.py show)
 
 log() { echo "release: $*" >&2; }
@@ -75,8 +77,15 @@ cmd_build() {
   log "python -m build -> $OUT/dist"
   "$PYTHON" -m build --outdir "$OUT/dist" . >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log" >&2; die "build failed"; }
   "$PYTHON" -m twine check --strict "$OUT"/dist/*
-  log "image $(image_ref)"
-  WAVEGEN_IMAGE=$(image_ref) bash hack/image.sh >/dev/null
+  # one image per platform (tagged IMAGE-ARCH here only), gathered in a manifest list named IMAGE
+  buildah manifest rm "$(image_ref)" >/dev/null 2>&1 || buildah rmi --force "$(image_ref)" >/dev/null 2>&1 || true
+  buildah manifest create "$(image_ref)" >/dev/null
+  local platform
+  for platform in $PLATFORMS; do
+    log "image $(image_ref) for $platform"
+    WAVEGEN_PLATFORM=$platform WAVEGEN_IMAGE="$(image_ref)-${platform#linux/}" bash hack/image.sh >/dev/null
+    buildah manifest add "$(image_ref)" "$(image_ref)-${platform#linux/}" >/dev/null
+  done
   log "chart -> $OUT/chart"
   "$TOOLS/helm3" package charts/wavegen --destination "$OUT/chart" >/dev/null
   ls "$OUT/chart/wavegen-$VERSION.tgz" >/dev/null
@@ -88,8 +97,8 @@ cmd_publish() {
   mkdir -p "$OUT"
   if [ "$INSECURE" = 1 ]; then tls=(--tls-verify=false); plain=(--plain-http); fi
   log "push $(image_ref)"
-  buildah push --quiet "${tls[@]}" --digestfile "$OUT/image.digest" "$(image_ref)" "docker://$(image_ref)"
-  log "pushed $(digest_ref)"
+  buildah manifest push --all --quiet "${tls[@]}" --digestfile "$OUT/image.digest" "$(image_ref)" "docker://$(image_ref)"
+  log "pushed $(digest_ref) ($PLATFORMS)"
   log "helm push wavegen-$VERSION.tgz oci://$reg/charts"
   "$TOOLS/helm3" push "$OUT/chart/wavegen-$VERSION.tgz" "oci://$reg/charts" "${plain[@]}" >"$OUT/helm-push.log" 2>&1 ||
     { cat "$OUT/helm-push.log" >&2; die "helm push failed"; }

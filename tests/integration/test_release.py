@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -148,7 +149,9 @@ def test_a_tag_pushed_without_signing_does_not_verify(release: Release) -> None:
 
 
 def test_image_pulled_back_runs_krm_like_the_host(release: Release, wavegen_cmd: list[str]) -> None:
-    run(["buildah", "rmi", "--force", release.image])  # what runs next comes from the registry
+    # What runs next comes from the registry: the local list and its per-platform images go first.
+    run(["buildah", "manifest", "rm", release.image])
+    run(["buildah", "rmi", "--force", f"{release.image}-amd64", f"{release.image}-arm64"])
     run(["buildah", "pull", "--quiet", "--tls-verify=false", f"docker://{release.image}"])
     stdin = resource_list()
     host = subprocess.run([*wavegen_cmd, "krm"], input=stdin, capture_output=True, text=True, check=True)
@@ -159,6 +162,33 @@ def test_image_pulled_back_runs_krm_like_the_host(release: Release, wavegen_cmd:
         )
     finally:
         run(["buildah", "rm", ctr], check=False)
+    assert inside.returncode == 0, inside.stderr
+    assert inside.stdout == host.stdout
+
+
+def test_the_image_is_one_manifest_list_for_amd64_and_arm64(release: Release, wavegen_cmd: list[str]) -> None:
+    accept = "application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json"
+    request = urllib.request.Request(f"http://{release.registry}/v2/wavegen/manifests/{__version__}", headers={"Accept": accept})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        index = json.loads(answer.read())
+    platforms = sorted(f"{m['platform']['os']}/{m['platform']['architecture']}" for m in index["manifests"])
+    assert platforms == ["linux/amd64", "linux/arm64"]
+    # The arm64 image, pulled back and run under qemu-user-static, gives the host's output.
+    pulled = run(["buildah", "pull", "--quiet", "--tls-verify=false", "--arch", "arm64", f"docker://{release.image}"])
+    image_id = pulled.stdout.strip().splitlines()[-1]
+    stdin = resource_list()
+    host = subprocess.run([*wavegen_cmd, "krm"], input=stdin, capture_output=True, text=True, check=True)
+    ctr = run(["buildah", "from", "--pull=never", "--quiet", image_id]).stdout.strip()
+    try:
+        arch = run(
+            ["buildah", "run", "--isolation=chroot", ctr, "--", "python3", "-c", "import platform; print(platform.machine())"]
+        )
+        inside = subprocess.run(
+            ["buildah", "run", "--isolation=chroot", ctr, "--", "wavegen", "krm"], input=stdin, capture_output=True, text=True
+        )
+    finally:
+        run(["buildah", "rm", ctr], check=False)
+    assert arch.stdout.strip() == "aarch64"
     assert inside.returncode == 0, inside.stderr
     assert inside.stdout == host.stdout
 
