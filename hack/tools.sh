@@ -189,7 +189,7 @@ build_argocd() {
     mv "$dir.tmp" "$dir"
   fi
   (cd "$dir" && GOTOOLCHAIN=$ARGOCD_GO go build -trimpath -o "$BIN/argocd" \
-    -ldflags "-s -w -X $mod/common.version=$v -X $mod/common.gitTreeState=clean" ./cmd)
+    -ldflags "-s -w -X $mod/common.version=${v#v} -X $mod/common.gitTreeState=clean" ./cmd)  # it prints "v" + version
   check_built argocd "$t0"
 }
 
