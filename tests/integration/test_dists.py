@@ -20,7 +20,8 @@ pytestmark = pytest.mark.integration
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})}, timeout=900)
+    """``argv`` in ``cwd`` with exactly ``env`` (default: this process's environment)."""
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=os.environ if env is None else env, timeout=900)
     assert done.returncode == 0, f"{argv}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     return done
 
@@ -71,7 +72,7 @@ def test_metadata(dists: dict[str, Path]) -> None:
 
 def test_pipx_install_runs_every_command(dists: dict[str, Path], tmp_path: Path) -> None:
     env = {"PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"), "PIPX_MAN_DIR": str(tmp_path / "man")}
-    run([sys.executable, "-m", "pipx", "install", str(dists["wheel"])], cwd=tmp_path, env=env)
+    run([sys.executable, "-m", "pipx", "install", str(dists["wheel"])], cwd=tmp_path, env={**os.environ, **env})
     wavegen = str(tmp_path / "bin" / "wavegen")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "WAVEGEN_"))}
     assert run([wavegen, "--version"], cwd=tmp_path, env=clean).stdout.strip() == f"wavegen {__version__}"

@@ -18,7 +18,7 @@ import yaml
 
 from tests.integration.test_container import resource_list
 from tests.support.controlplane import ControlPlane, free_port
-from tests.support.tools import REPO_ROOT, in_ci, tool
+from tests.support.tools import REPO_ROOT, in_ci, run, tool
 from wavegen import __version__
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
@@ -38,13 +38,6 @@ class Release:
     @property
     def pinned(self) -> str:
         return f"{self.registry}/wavegen@{(self.out / 'image.digest').read_text().strip()}"
-
-
-def run(argv: list[str], env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=1200)
-    if check:
-        assert done.returncode == 0, f"{argv}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done
 
 
 def key_pair(directory: Path) -> tuple[Path, Path]:
@@ -115,7 +108,8 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Release]:
     root = tmp_path_factory.mktemp("release")
     with serve_registry(root) as registry:
         env = release_env(registry, root / "release-key", root / "out")
-        done = run(["bash", str(REPO_ROOT / "hack" / "release.sh"), "all"], env=env)
+        # cold: both bases and the arm64 image are built under qemu (about 12 minutes here)
+        done = run(["bash", str(REPO_ROOT / "hack" / "release.sh"), "all"], env=env, timeout=1500)
         assert "verified" in done.stderr, done.stderr
         yield Release(registry, env, root / "out", root)
 
