@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -148,3 +150,34 @@ def test_helm4_plugin_failure_fails_the_render(tmp_path: Path) -> None:
     )
     assert proc.returncode != 0
     assert "wavegen" in proc.stderr
+
+
+def _chart_with_a_missing_key(tmp_path: Path) -> Path:
+    chart = tmp_path / "chart"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "charts" / "app", chart)
+    (chart / "templates" / "reader.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: reader\nspec:\n"
+        "  selector: {matchLabels: {app: reader}}\n  template:\n    metadata: {labels: {app: reader}}\n"
+        "    spec:\n      containers:\n        - name: c\n          image: busybox\n          env:\n"
+        "            - name: X\n              valueFrom:\n                configMapKeyRef:\n"
+        '                  name: {{ include "app.fullname" . }}-config\n                  key: no-such-key\n'
+    )
+    return chart
+
+
+@pytest.mark.parametrize("mode", ["helm3-post-renderer", "transform-stdin"])
+def test_findings_name_the_helm_template(mode: str, tmp_path: Path) -> None:
+    """A finding about rendered output names helm's `# Source:` template, not only a line of the render."""
+    chart = _chart_with_a_missing_key(tmp_path)
+    env = env_with_wavegen(tmp_path)
+    if mode == "helm3-post-renderer":
+        shim = str(wavegen_bin_dir(tmp_path) / "wavegen")
+        # Helm 3 shows a post-renderer's stderr only when it fails, so make the finding an error.
+        argv = [tool("helm3"), "template", "rel", str(chart), "--post-renderer", shim, "--post-renderer-args", "post-render"]
+        stderr = run([*argv, "--post-renderer-args=--missing=error"], env=env, check=False).stderr
+    else:
+        plain = run([tool("helm3"), "template", "rel", str(chart)], env=env).stdout
+        stderr = wavegen("transform", "-", input=plain).stderr
+    line = next(line for line in stderr.splitlines() if "no-such-key" in line)
+    severity = "error" if mode == "helm3-post-renderer" else "warning"
+    assert re.search(rf"wavegen: {severity}: app/templates/reader\.yaml \(rendered document \d+, line \d+\): ", line), line

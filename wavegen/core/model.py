@@ -181,7 +181,7 @@ class Severity(StrEnum):
 class Finding(Record):
     """Something the user should know; never contains Secret values."""
 
-    __slots__ = ("document", "field", "file", "line", "message", "resource", "severity")
+    __slots__ = ("document", "field", "file", "line", "message", "resource", "severity", "template")
     severity: Final[Severity]
     message: Final[str]
     resource: Final[str]
@@ -189,6 +189,7 @@ class Finding(Record):
     file: Final[str]
     line: Final[int]
     document: Final[int]
+    template: Final[str]  # helm's "# Source:" template of the document, if it names one
 
     def __init__(
         self,
@@ -199,6 +200,7 @@ class Finding(Record):
         file: str = "",
         line: int = 0,
         document: int = 0,
+        template: str = "",
     ) -> None:
         self.severity = severity
         self.message = message
@@ -207,3 +209,4 @@ class Finding(Record):
         self.file = file
         self.line = line
         self.document = document
+        self.template = template

@@ -11,6 +11,7 @@ from typing import Any
 from ..core.model import Finding, SourceKey
 from ..core.plan import Plan, ResolvedReference, WorkloadPlan
 from ..core.refs import merge_visible_keys
+from ..errors import location_text
 
 _STATUS_TEXT = {
     "annotated": "annotated",
@@ -107,6 +108,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "file": finding.file,
         "document": finding.document,
         "line": finding.line,
+        "template": finding.template,
     }
 
 
@@ -172,14 +174,7 @@ def finding_line(finding: Finding, github: bool = False) -> str:
             params.append(f"line={finding.line}")
         message = finding.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         return f"::{level} {','.join(params)}::{message}" if params else f"::{level}::{message}"
-    where = []
-    if finding.file:
-        where.append(finding.file)
-    if finding.document:
-        where.append(f"document {finding.document}")
-    if finding.line:
-        where.append(f"line {finding.line}")
-    prefix = ", ".join(where)
+    prefix = location_text(finding.file, finding.document, finding.line, finding.template)
     return f"wavegen: {finding.severity.value}: {prefix + ': ' if prefix else ''}{finding.message}"
 
 

@@ -380,6 +380,7 @@ class Engine:
                 file=name,
                 document=piece.number,
                 line=piece.line + 1,
+                template=piece.helm_template(),
             )
         try:
             kind = self._relevant(piece)
@@ -394,9 +395,9 @@ class Engine:
                     self._append_read(fast, parsed, file_index, piece_index)
                     return
         except yaml.YAMLError as err:
-            raise yaml_error(err, name, piece.number, piece.line, piece.text) from None
+            raise yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
         except WavegenError as err:
-            raise err.located(file=name, document=piece.number, line_offset=piece.line) from None
+            raise err.located(file=name, document=piece.number, line_offset=piece.line, template=piece.helm_template()) from None
         self._compose_piece(parsed, file_index, piece_index, piece)
 
     def _compose_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
@@ -409,11 +410,17 @@ class Engine:
             converted = to_python(root, "&" in piece.text)
             self._check_object(converted.value, root.start_mark.line)
         except yaml.YAMLError as err:
-            raise yaml_error(err, name, piece.number, piece.line, piece.text) from None
+            raise yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
         except RecursionError:
-            raise WavegenError("document nests too deeply", file=name, document=piece.number, line=piece.line + 1) from None
+            raise WavegenError(
+                "document nests too deeply",
+                file=name,
+                document=piece.number,
+                line=piece.line + 1,
+                template=piece.helm_template(),
+            ) from None
         except WavegenError as err:
-            raise err.located(file=name, document=piece.number, line_offset=piece.line) from None
+            raise err.located(file=name, document=piece.number, line_offset=piece.line, template=piece.helm_template()) from None
         if converted.has_alias:
             parsed.aliased.add(piece_index)
         body = converted.value
@@ -456,10 +463,46 @@ class Engine:
         if node is None:
             return finding
         line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
-        return Finding(finding.severity, finding.message, finding.resource, finding.field, finding.file, line, finding.document)
+        return Finding(
+            finding.severity,
+            finding.message,
+            finding.resource,
+            finding.field,
+            finding.file,
+            line,
+            finding.document,
+            finding.template,
+        )
+
+    def _name_templates(self, findings: list[Finding]) -> list[Finding]:
+        """Findings about documents that carry helm's ``# Source:`` comment name that template too."""
+        by_name: dict[str, _ParsedFile] = {}
+        for parsed in self.files:
+            by_name.setdefault(parsed.name, parsed)
+        named: list[Finding] = []
+        for finding in findings:
+            found = by_name.get(finding.file)
+            pieces = found.pieces if found is not None else []
+            # Pieces are numbered from 1 in order, so document N is piece N - 1.
+            template = pieces[finding.document - 1].helm_template() if 0 < finding.document <= len(pieces) else ""
+            if template and not finding.template:
+                finding = Finding(
+                    finding.severity,
+                    finding.message,
+                    finding.resource,
+                    finding.field,
+                    finding.file,
+                    finding.line,
+                    finding.document,
+                    template,
+                )
+            named.append(finding)
+        return named
 
     def plan(self) -> Plan:
         result = plan(self.objects, self.options)
+        if result.findings:
+            result.findings = self._name_templates(result.findings)
         if not any(f.field and f.resource for f in result.findings):
             return result  # nothing to locate
         # Findings name their object by position; index positions once instead of

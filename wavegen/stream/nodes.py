@@ -96,7 +96,9 @@ def _deep_line(prefix: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"\n[ \t?:-]{{{prefix}}}"), re.compile(f"[ \t?:-]{{{prefix}}}")
 
 
-def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "") -> WavegenError:
+def yaml_error(
+    err: yaml.YAMLError, file: str, document: int, line_offset: int, source: str = "", template: str = ""
+) -> WavegenError:
     """One-line message for a libyaml/PyYAML error, positioned in the whole stream."""
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
@@ -109,7 +111,7 @@ def yaml_error(err: yaml.YAMLError, file: str, document: int, line_offset: int, 
         line = source.encode("utf-8", "surrogatepass")[: err.position].count(b"\n") + 1 + line_offset
     else:
         line = line_offset + 1
-    return WavegenError(text, file=file, document=document, line=line)
+    return WavegenError(text, file=file, document=document, line=line, template=template)
 
 
 def check_depth(text: str) -> None:

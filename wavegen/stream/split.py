@@ -22,6 +22,8 @@ _DOC_END_FIRST = re.compile(r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)")
 _DIRECTIVE_LINE = re.compile(r"^%[^\r\n]*\r?\n\Z")
 _NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
 BOM = "\ufeff"
+# helm template writes this comment above every document it renders.
+_HELM_SOURCE = re.compile(r"#[ \t]*Source:[ \t]*(\S[^\r\n]*?)[ \t]*\Z")
 
 
 class Piece(Record, hashable=False):
@@ -40,6 +42,18 @@ class Piece(Record, hashable=False):
     def has_content(self) -> bool:
         """Whether anything but markers, directives, comments and blank lines is in the piece."""
         return any(not _NON_CONTENT_LINE.fullmatch(line) for line in self.text.splitlines())
+
+    def helm_template(self) -> str:
+        """The template helm named in a ``# Source:`` comment above the content, else ""."""
+        if "Source:" not in self.text:
+            return ""
+        for line in self.text.splitlines():
+            if not _NON_CONTENT_LINE.fullmatch(line):
+                return ""  # only the comments before the document's content count
+            match = _HELM_SOURCE.match(line.strip())
+            if match:
+                return match.group(1)
+        return ""
 
 
 class LineStarts(Sequence[int]):
