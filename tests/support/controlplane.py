@@ -56,13 +56,14 @@ def free_port() -> int:
 
 
 @dataclass
-class _Proc:
+class ChildProcess:
     """A child process in its own process group, logging to a file."""
 
     name: str
     argv: list[str]
     log: Path
     popen: subprocess.Popen[bytes] | None = None
+    env: dict[str, str] | None = None  # the whole environment; None: this process's
 
     def start(self) -> None:
         self.log.parent.mkdir(parents=True, exist_ok=True)
@@ -76,6 +77,7 @@ class _Proc:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # own process group: killpg reaches children too
                 preexec_fn=_die_with_parent,
+                env=self.env,
             )
 
     def running(self) -> bool:
@@ -178,7 +180,7 @@ def _kubeconfig(server: str, ca_file: Path, user: str, token: str, namespace: st
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _wait(what: str, check: Any, timeout: float, procs: Sequence[_Proc] = ()) -> None:
+def wait_for(what: str, check: Any, timeout: float, procs: Sequence[ChildProcess] = ()) -> None:
     """Poll ``check()`` until truthy; fail early if one of ``procs`` died."""
     deadline = time.monotonic() + timeout
     last: BaseException | None = None
@@ -233,9 +235,9 @@ class ControlPlane:
         self.ca_file = self.pki / "ca.crt"
         self.server = f"https://127.0.0.1:{self.apiserver_port}"
         self.kubeconfig = self.workdir / "admin.kubeconfig"
-        self._etcd: _Proc | None = None
-        self._apiserver: _Proc | None = None
-        self._controller_manager: _Proc | None = None
+        self._etcd: ChildProcess | None = None
+        self._apiserver: ChildProcess | None = None
+        self._controller_manager: ChildProcess | None = None
         self.controller_manager_port: int | None = None
 
     # ---- life cycle -------------------------------------------------------
@@ -257,7 +259,7 @@ class ControlPlane:
     def _start_etcd(self) -> None:
         client = f"http://127.0.0.1:{self.etcd_port}"
         peer = f"http://127.0.0.1:{self.etcd_peer_port}"
-        self._etcd = _Proc(
+        self._etcd = ChildProcess(
             "etcd",
             [
                 self.etcd_bin,
@@ -274,7 +276,7 @@ class ControlPlane:
             self.logs / "etcd.log",
         )
         self._etcd.start()
-        _wait("etcd /health", lambda: _http_ok(f"{client}/health", None), 60, [self._etcd])
+        wait_for("etcd /health", lambda: _http_ok(f"{client}/health", None), 60, [self._etcd])
 
     def _apiserver_argv(self) -> list[str]:
         pki = self.pki
@@ -306,11 +308,11 @@ class ControlPlane:
         if self._apiserver is not None and self._apiserver.running():
             raise ControlPlaneError("kube-apiserver is already running")
         t0 = time.monotonic()
-        self._apiserver = _Proc("kube-apiserver", self._apiserver_argv(), self.logs / "kube-apiserver.log")
+        self._apiserver = ChildProcess("kube-apiserver", self._apiserver_argv(), self.logs / "kube-apiserver.log")
         self._apiserver.start()
         ctx = ssl.create_default_context(cafile=str(self.ca_file))
         assert self._etcd is not None
-        _wait(
+        wait_for(
             "kube-apiserver /readyz",
             lambda: _http_ok(f"{self.server}/readyz", ctx, self.admin_token),
             timeout,
@@ -349,7 +351,7 @@ class ControlPlane:
         t0 = time.monotonic()
         self.controller_manager_port = self.controller_manager_port or free_port()
         pki = self.pki
-        self._controller_manager = _Proc(
+        self._controller_manager = ChildProcess(
             "kube-controller-manager",
             [
                 kcm_bin,
@@ -376,14 +378,14 @@ class ControlPlane:
         insecure.check_hostname = False
         insecure.verify_mode = ssl.CERT_NONE  # its serving cert is self-signed
         procs = [p for p in (self._etcd, self._apiserver, self._controller_manager) if p is not None]
-        _wait(
+        wait_for(
             "kube-controller-manager /healthz",
             lambda: _http_ok(f"https://127.0.0.1:{self.controller_manager_port}/healthz", insecure),
             timeout,
             procs,
         )
         # the serviceaccount controller creating "default" shows the controllers run
-        _wait(
+        wait_for(
             "ServiceAccount default/default",
             lambda: self.kubectl("get", "serviceaccount", "default", "-n", "default", check=False).returncode == 0,
             timeout,
