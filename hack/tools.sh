@@ -29,7 +29,10 @@ COSIGN_VERSION=v3.1.3
 SYFT_VERSION=v1.57.0
 ARGOCD_VERSION=v3.6.1        # one binary: repo-server, cmp-server, application-controller by argv[0]
 ARGOCD_GO=go1.27.3           # Argo CD's go.mod needs it; the go command fetches it from the module proxy
-ALL_TOOLS=(kustomize helm3 helm4 kubectl act etcd kube-apiserver kube-controller-manager registry cosign syft)
+# redis-server (for Argo CD's repo-server and application controller) is Debian's package,
+# not built: its version is the distribution's (bookworm: 7.0.15), linked into bin/.
+ALL_TOOLS=(kustomize helm3 helm4 kubectl act etcd kube-apiserver kube-controller-manager registry cosign syft argocd
+  redis-server)
 
 # ---- environment ------------------------------------------------------------
 TOOLS_DIR=${WAVEGEN_TOOLS_DIR:-$HOME/.cache/wavegen-tools}
@@ -60,6 +63,7 @@ version_cmd() {
     act | etcd | kube-apiserver | kube-controller-manager | registry) echo "--version" ;;
     cosign | syft) echo "version" ;;
     argocd) echo "version --client --short" ;;
+    redis-server) echo "--version" ;;
     *) die "unknown tool $1" ;;
   esac
 }
@@ -193,6 +197,27 @@ build_argocd() {
   check_built argocd "$t0"
 }
 
+# Debian's redis-server, installed with apt-get when missing (as root: hack/as-root.sh), and
+# linked into bin/ so that tests find it like the built tools. No service is started: the
+# tests start their own on a loopback port.
+install_redis() {
+  local t0 server
+  t0=$(date +%s)
+  if ! server=$(command -v redis-server); then
+    command -v apt-get >/dev/null || die "redis-server is missing; install Debian's redis-server package"
+    bash "$(dirname "$0")/as-root.sh" env DEBIAN_FRONTEND=noninteractive \
+      apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends redis-server >/dev/null ||
+      { bash "$(dirname "$0")/as-root.sh" apt-get -o DPkg::Lock::Timeout=600 update -qq &&
+        bash "$(dirname "$0")/as-root.sh" env DEBIAN_FRONTEND=noninteractive \
+          apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends redis-server >/dev/null; } ||
+      die "cannot install redis-server with apt-get"
+    server=$(command -v redis-server) || die "redis-server is not on PATH after installing it"
+  fi
+  ln -sf "$server" "$BIN/redis-server"
+  "$BIN/redis-server" --version | grep -q "Redis server" || die "$server does not run"
+  log "redis-server" "Debian's, in $(($(date +%s) - t0))s  [$("$BIN/redis-server" --version)]"
+}
+
 # A wrapper module: go.etcd.io/etcd/server/v3 points its sibling modules at
 # ../api etc. with replace lines, which `go install mod@ver` refuses; a module
 # of our own that requires the released siblings builds the same main package.
@@ -265,6 +290,7 @@ for name in "${want[@]}"; do
   case $name in
     kustomize | helm3 | helm4 | kubectl | act | etcd | kube-apiserver | kube-controller-manager) ;;
     registry | cosign | syft | argocd) ;;
+    redis-server) install_redis; continue ;;
     *) die "unknown tool '$name' (known: ${ALL_TOOLS[*]})" ;;
   esac
   if line=$(reports_pin "$name"); then

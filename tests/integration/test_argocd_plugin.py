@@ -171,7 +171,7 @@ def test_component_patches_repo_server(tmp_path: Path) -> None:
                     "template": {
                         "metadata": {"labels": {"app": "repo"}},
                         "spec": {
-                            "containers": [{"name": "argocd-repo-server", "image": "quay.io/argoproj/argocd:v3.1.0"}],
+                            "containers": [{"name": "argocd-repo-server", "image": "quay.io/argoproj/argocd:v3.6.1"}],
                             "volumes": [{"name": "var-files", "emptyDir": {}}, {"name": "plugins", "emptyDir": {}}],
                         },
                     },

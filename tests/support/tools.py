@@ -31,6 +31,8 @@ TOOLS = (
     "registry",
     "cosign",
     "syft",
+    "argocd",
+    "redis-server",
 )
 
 
