@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -135,6 +136,27 @@ def _insert_entries(doc: DocumentText, mapping: MappingNode, entries: Mapping[st
     return Edit(line_start, line_start, _render_block(entries, column, step, doc.eol))
 
 
+# A key alone on its line ("annotations:", maybe a comment): its value is the implicit null.
+_KEY_ALONE = re.compile(r"( *)annotations:[ ]*(?:#[^\r\n]*)?\r?\n")
+
+
+def _fill_implicit_null(
+    doc: DocumentText, mapping: MappingNode, key_node: Node, value_node: Node, entries: Mapping[str, object]
+) -> Edit:
+    """Entries as the block value of a key that has none ("annotations:" alone, as helm renders empty values)."""
+    line = key_node.start_mark.line
+    start, end = doc.line_start(line), doc.next_line_start(line)
+    alone = _KEY_ALONE.fullmatch(doc.text, start, end)
+    if (
+        alone is None
+        or len(alone.group(1)) != key_node.start_mark.column
+        or doc.node_start(value_node) != doc.node_end(value_node)
+    ):
+        raise Unsafe("null annotations")
+    step = _block_indent_step(doc, mapping)
+    return Edit(end, end, _render_block(entries, key_node.start_mark.column + step, step, doc.eol))
+
+
 def _replace_scalar(doc: DocumentText, node: Node, value: str) -> Edit | None:
     if not isinstance(node, ScalarNode) or node.style not in (None, "", "'", '"'):  # libyaml marks plain as ""
         raise Unsafe("annotation value is not a one-line scalar")
@@ -180,7 +202,7 @@ def template_edits(doc: DocumentText, template: Node, desired: Mapping[str, str 
         if not to_set:
             return []
         if annotations_pair is not None:
-            raise Unsafe("null annotations")
+            return [_fill_implicit_null(doc, metadata, annotations_pair[0], annotations_pair[1], to_set)]
         if not metadata.value:
             raise Unsafe("empty metadata")
         return [_insert_entries(doc, metadata, {"annotations": to_set})]
