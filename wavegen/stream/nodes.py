@@ -114,6 +114,49 @@ def yaml_error(
     return WavegenError(text, file=file, document=document, line=line, template=template)
 
 
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _bracket_lines(text: str) -> Iterator[str]:
+    """The lines of text that hold a "[" or "{", each once, found at C speed."""
+    square, curly = text.find("["), text.find("{")
+    while square >= 0 or curly >= 0:
+        found = curly if square < 0 or 0 <= curly < square else square
+        start = text.rfind("\n", 0, found) + 1
+        end = text.find("\n", found)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        # each search resumes past this line, so the text is scanned once for each bracket kind
+        if square >= 0 and square < end:
+            square = text.find("[", end)
+        if curly >= 0 and curly < end:
+            curly = text.find("{", end)
+
+
+def _flow_levels(text: str) -> int:
+    """A finer bound on how deep flow collections nest at any point of the text.
+
+    A line without quotes or "#" whose brackets nest properly and close on it holds flow
+    collections that end on it (inside a flow collection nothing else can hold a bracket),
+    so it adds its own nesting at that line only; the openers of every other line count as
+    if all of them stayed open (as _flow_openers does).
+    """
+    across = within = 0
+    for line in _bracket_lines(text):
+        if '"' not in line and "'" not in line and "#" not in line:
+            depth = peak = 0
+            for bracket in _NOT_BRACKET.sub("", line):
+                depth += 1 if bracket in "[{" else -1
+                if depth < 0:
+                    break
+                peak = max(peak, depth)
+            if depth == 0:
+                within = max(within, peak)
+                continue
+        across += _flow_openers(line)
+    return across + within
+
+
 def check_depth(text: str) -> None:
     """Refuse a document nesting deeper than MAX_DEPTH before anything recursive sees it.
 
@@ -125,6 +168,8 @@ def check_depth(text: str) -> None:
         return
     compact = not _LOOSE_LINE.search(text) and not _LOOSE_FIRST_LINE.match(text)
     if _within(text, _flow_openers(text), compact=compact):
+        return
+    if _within(text, _flow_levels(text), compact=compact):
         return
     next_event: Callable[[], Any] = _CParser(text).get_event if HAVE_LIBYAML else yaml.parse(text, Loader=_Loader).__next__
     depth = 0
