@@ -1,4 +1,4 @@
-"""Generate deterministic benchmark bundles (workload bundle, CRD-heavy bundle) as YAML streams."""
+"""Generate deterministic benchmark bundles (workloads, CRD-heavy, the styles people write) as YAML streams."""
 
 from __future__ import annotations
 
@@ -122,6 +122,156 @@ spec:
 {properties}"""
 
 
+# ---- the styles people write (issue 22): flow collections, quoted strings with escapes,
+# folded and literal scalars with indicators, multi-line plain scalars, comments everywhere
+
+
+def _styled_configmap(i: int) -> str:
+    return f"""---
+# Source: shop/templates/configmap-{i}.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: styled-config-{i}  # the app's settings
+  namespace: bench
+  labels: {{app: styled-{i}, tier: "web", version: '1.{i % 7}'}}
+  annotations:
+    description: a configuration that is described
+      over two lines
+data:
+  LOG_LEVEL: "info"   # quoted
+  GREETING: "hello\\tworld\\n \\"quoted\\" \\u00e9"
+  SINGLE: 'it''s {i}'
+  # a comment between keys
+  settings.yaml: |
+    server:
+      port: 8080
+      workers: {i % 16 + 1}
+
+    # a comment inside the literal
+  motd: >-
+    Welcome to styled {i},
+    folded into one line.
+
+    A second paragraph.
+  indented.txt: |2
+      two more spaces kept
+    the base line
+  keep-trailing: |+
+    kept
+
+"""
+
+
+def _styled_secret(i: int) -> str:
+    return f"""---
+# Source: shop/templates/secret-{i}.yaml
+apiVersion: v1
+kind: Secret
+metadata: {{name: styled-secret-{i}, namespace: bench}}
+type: Opaque
+stringData:
+  password: "p@ss-{i}:\\"x\\""
+  token: 'tok-{i}'
+  url: postgres://db-{i}.bench.svc:5432/app?sslmode=require
+"""
+
+
+def _styled_workload(i: int, kind: str) -> str:
+    service = "\n  serviceName: styled-{i}" if kind == "StatefulSet" else ""
+    # pod-template annotations: flow style in one workload of four, block style in the others
+    annotations = (
+        'annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}'
+        if i % 4 == 3
+        else "annotations:\n        prometheus.io/scrape: \"true\"  # scraped\n        prometheus.io/port: '9090'"
+    )
+    replicas = "" if kind == "DaemonSet" else "\n  replicas: 2  # two"
+    return f"""---
+# Source: shop/templates/{kind.lower()}-{i}.yaml
+apiVersion: apps/v1
+kind: {kind}
+metadata:
+  name: styled-{i}
+  namespace: bench
+  labels: {{app: styled-{i}, app.kubernetes.io/managed-by: Helm}}
+spec:{replicas}{service}
+  selector:
+    matchLabels: {{app: styled-{i}}}
+  template:
+    metadata:
+      labels: {{app: styled-{i}}}
+      {annotations}
+    spec:
+      # the main container
+      containers:
+        - name: app
+          image: "registry.example.com/styled:1.{i % 50}"
+          imagePullPolicy: IfNotPresent
+          args: ["--config", "/etc/app/settings.yaml", "--port=8080", '--name=styled-{i}']
+          command:
+            - /bin/app   # the binary
+            - "--verbose"
+          ports: [{{containerPort: 8080, name: http}}, {{containerPort: 9090, name: metrics}}]
+          env:
+            - {{name: LOG_LEVEL, valueFrom: {{configMapKeyRef: {{name: styled-config-{i}, key: LOG_LEVEL}}}}}}
+            - name: PASSWORD
+              valueFrom:
+                secretKeyRef: {{name: styled-secret-{i}, key: password}}
+            - name: BANNER
+              value: "line one\\nline two"
+            - name: NOTE
+              value: >-
+                a folded
+                note
+          envFrom:
+            - configMapRef: {{name: styled-config-{i}}}
+          resources:
+            limits: {{cpu: 500m, memory: 256Mi}}
+            requests: {{cpu: 100m, memory: 128Mi}}
+          volumeMounts: [{{name: config, mountPath: /etc/app}}]
+      volumes:
+        - name: config
+          configMap:
+            name: styled-config-{i}
+            items: [{{key: settings.yaml, path: settings.yaml}}]
+"""
+
+
+def _dashboards(count: int) -> str:
+    """A ConfigMapList of dashboards, JSON in literal block scalars (as kube-prometheus ships them)."""
+    items = []
+    for i in range(count):
+        target = f'{{"expr": "rate(http_requests_total{{job=\\\\"app-{i}\\\\"}}[5m])"}}'
+        panels = ",\n".join(
+            f'                  {{"id": {j}, "title": "Panel {j}", "type": "graph", "targets": [{target}]}}' for j in range(20)
+        )
+        items.append(f"""  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: dashboard-{i}
+      namespace: bench
+      labels: {{grafana_dashboard: "1"}}
+    data:
+      dashboard-{i}.json: |-
+        {{
+          "title": "Dashboard {i}",
+          "panels": [
+{panels}
+          ]
+        }}
+""")
+    return "---\napiVersion: v1\nkind: ConfigMapList\nitems:\n" + "".join(items)
+
+
+def styled_bundle(documents: int) -> str:
+    """About ``documents`` documents in the styles people write, and a ConfigMapList of dashboards."""
+    kinds = ("Deployment", "StatefulSet", "DaemonSet", "Deployment")
+    docs: list[str] = []
+    for i in range(documents // 3):
+        docs.extend((_styled_configmap(i), _styled_secret(i), _styled_workload(i, kinds[i % len(kinds)])))
+    return "".join(docs) + _dashboards(max(1, documents // 100))
+
+
 def workload_bundle(count: int) -> str:
     """Return a stream with ``count`` each of ConfigMap, Secret and Deployment."""
     docs: list[str] = []
@@ -142,10 +292,11 @@ def crd_bundle(count: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("shape", choices=["workloads", "crds"])
+    parser.add_argument("shape", choices=["workloads", "crds", "styles"])
     parser.add_argument("count", type=int)
     args = parser.parse_args()
-    text = workload_bundle(args.count) if args.shape == "workloads" else crd_bundle(args.count)
+    makers = {"workloads": workload_bundle, "crds": crd_bundle, "styles": styled_bundle}
+    text = makers[args.shape](args.count)
     sys.stdout.write(text)
 
 

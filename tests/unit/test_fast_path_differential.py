@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from wavegen.core import refs
 from wavegen.core.plan import Options, fields_read
 from wavegen.errors import WavegenError
 from wavegen.inputs.options import load_config, options_from
+from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse
 from wavegen.stream.engine import Engine, InputDocument, run
 from wavegen.stream.nodes import MAX_DEPTH, check_depth
@@ -22,7 +24,7 @@ from wavegen.stream.split import line_starts, split_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from gen_bundle import crd_bundle, workload_bundle  # noqa: E402
+from gen_bundle import crd_bundle, styled_bundle, workload_bundle  # noqa: E402
 
 FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name != "config.yaml")
 
@@ -415,3 +417,150 @@ def test_rows_split_from_known_heads_equal_the_pattern_split(parts: list[tuple[s
         assert fastparse._row(line, {}) == by_pattern, line
     fastparse._row("    - name: x", {})
     assert fastparse._HEADS["    - name"] == (4, " ", "name")  # guards against a head path never taken
+
+
+# ---- the styles people write (issue 22): the reader now takes them, so they are held to libyaml
+
+
+SCALARS = st.sampled_from(
+    ["v", "yes", "No", "1", "1.5", "~", "null", "0x1F", "2001-12-14", "-1", "-x", "--flag=1", "a b", "é", "x/y.z", "?q", ":c"]
+)
+QUOTED = st.sampled_from(
+    [
+        '"plain"', '"a: b"', '"# not a comment"', '"tab\\there"', '"new\\nline"', '"\\"q\\""', '"\\\\"', '"\\x41\\u00e9"',
+        '"\\U0001F600"', '"\\e\\0\\a"', '"\\N\\_\\L\\P"', '"\\ "', '"\\/"', '"\\q"', '"\\ud800"', '"\\x4"',
+        "'single'", "'it''s'", "'a: b # c'", "''", '""', "'\\n'",
+    ]
+)  # fmt: skip
+FLOWS = st.sampled_from(
+    [
+        "{}", "[]", "{a: b}", "{a: b, c: d}", '{a: "b", c: \'d\'}', "[1, 2]", '["x", y]', "[ a , b ]", "{a: [1, {b: c}]}",
+        "[{name: x, value: y}]", "{a: b,}", "[a, ]", "{a: b", "[a", "{a:b}", "{a: b: c}", "[a: b]", "{1: x}", "{a: b, a: c}",
+        "[-x, --y]", "[- x]", "{a: {b: {c: {d: e}}}}", "[a, [b, [c]]]", "{a: b} # c", "{a: b}#c", "[x] tail", "[http://x]",
+        "{? a}", "[a #b]", "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
+    ]
+)  # fmt: skip
+COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])
+
+
+def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
+    header = draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2", "|1-", "|-2", ">2", "|+1", "| # c", ">9"]))
+    lines = draw(
+        st.lists(st.sampled_from(["x", "x y", "", "  more", "# z", "a: b", "- item", "   ", "long text"]), min_size=1, max_size=5)
+    )
+    deep = pad + "  " + draw(st.sampled_from(["", "", " "]))
+    return [header, *(deep + line if line else "" for line in lines)]
+
+
+@st.composite
+def styled(draw: st.DrawFn) -> bytes:
+    """Documents in every style at once: flow collections, quoted and block scalars, multi-line
+    plain scalars, values on the next line, quoted keys, bare dashes and comments, valid or not."""
+
+    def value(pad: str, depth: int) -> list[str]:
+        choice = draw(st.integers(0, 8 if depth < 3 else 5))
+        if choice == 0:
+            return [draw(SCALARS) + draw(COMMENTS)]
+        if choice == 1:
+            return [draw(QUOTED) + draw(COMMENTS)]
+        if choice == 2:
+            return [draw(FLOWS)]
+        if choice == 3:
+            head, *rest = _block_scalar_lines(draw, pad)
+            return [head, *rest]
+        if choice == 4:  # a plain scalar over several lines
+            more = draw(st.lists(st.sampled_from(["cont", "more text", "", "# c", "x: y", "- d"]), min_size=1, max_size=3))
+            return [draw(SCALARS), *(f"{pad}  {m}" if m else "" for m in more)]
+        if choice == 5:  # the value on the next line
+            return ["" + draw(COMMENTS), f"{pad}  {draw(st.one_of(SCALARS, QUOTED, FLOWS))}"]
+        if choice == 6:
+            return ["" + draw(COMMENTS), *mapping(pad + draw(st.sampled_from(["  ", "    ", " "])), depth + 1)]
+        if choice == 7:  # a sequence, some items alone on their dash
+            step = draw(st.sampled_from(["", "  "]))
+            out = [draw(COMMENTS)]
+            for _ in range(draw(st.integers(1, 3))):
+                if draw(st.booleans()):
+                    inner = mapping(pad + step + "  ", depth + 1)
+                    out.append(f"{pad}{step}-")
+                    out.extend(inner)
+                else:
+                    item = value(pad + step + "  ", depth + 1)
+                    out.append(f"{pad}{step}- {item[0]}".rstrip(" "))
+                    out.extend(item[1:])
+            return out
+        return [draw(st.sampled_from(["&a x", "*a", "!!str 1", "? x", "x: y"]))]
+
+    def mapping(pad: str, depth: int) -> list[str]:
+        out: list[str] = []
+        for index in range(draw(st.integers(1, 3))):
+            if draw(st.integers(0, 5)) == 0:
+                out.append(pad + draw(st.sampled_from(["# comment", "#", "# k: v"])))
+            key = draw(st.sampled_from([f"k{index}", f'"k {index}"', f"'k{index}'", f"k.{index}/x-y", f'"q\\"{index}"']))
+            head, *rest = value(pad, depth)
+            out.append(f"{pad}{key}: {head}".rstrip(" ") if head else f"{pad}{key}:")
+            out.extend(rest)
+        return out
+
+    kind = draw(st.sampled_from(["ConfigMap", "Deployment", "Secret"]))
+    body = "\n".join(mapping("  ", 0)) + "\n"
+    header = draw(st.sampled_from(["", "# Source: chart/templates/x.yaml\n"]))
+    metadata = draw(
+        st.sampled_from(["metadata:\n  name: n\n", "metadata: {name: n}\n", 'metadata: {name: "n", labels: {a: b}}\n'])
+    )
+    return f"---\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}".encode()
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(styled())
+def test_generated_styles(data: bytes) -> None:
+    assert_same(data)
+
+
+def test_styled_bundle() -> None:
+    assert_same(styled_bundle(60).encode())
+
+
+def test_the_fast_path_reads_the_styles_people_write() -> None:
+    """Guards the comparisons above: the reader really takes these styles (else both sides would be libyaml)."""
+    pieces = [p.text for p in split_stream(styled_bundle(12)) if p.text.strip() and "ConfigMapList" not in p.text]
+    assert pieces and all(fastparse.parse(text) is not None for text in pieces)
+    workloads = [t for t in pieces if "kind: Deployment" in t or "kind: StatefulSet" in t or "kind: DaemonSet" in t]
+    assert any("      annotations: {" in t for t in workloads) and any("      annotations:\n" in t for t in workloads)
+    assert all(fastparse.template_node(t, ("spec", "template")) is not None for t in workloads)
+
+
+LIST_DOCUMENTS = [
+    "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n    data: {k: v}\n",
+    "apiVersion: v1\nkind: ConfigMapList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data:\n    x: |\n      - not an item\n",
+    "kind: List\napiVersion: v1\nitems:\n  # first\n  -\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: s}\n"
+    "  - # second\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: d}\n    spec:\n      template:\n"
+    "        spec:\n          containers:\n            - name: c\n              envFrom:\n"
+    "                - secretRef: {name: s}\n",
+    "apiVersion: v1\nkind: List\nitems:\n  - just a string\n  - kind: ConfigMap\n    apiVersion: v1\n    metadata: {name: c}\n",
+    "apiVersion: v1\nkind: List\nitems: []\n",
+    "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: f}}]\n",
+    "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n  - apiVersion: v1\n"
+    "    kind: ConfigMap\n    metadata: {name: a}\nmetadata: {}\n",
+    "apiVersion: v1\nkind: ConfigMapList\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n"
+    '    data:\n      dash.json: |-\n        {\n          "a": 1\n        }\n',
+]
+
+
+def test_list_documents() -> None:
+    for text in LIST_DOCUMENTS:
+        assert_same(("---\n" + text).encode())
+    assert_same(("---\n" + "---\n".join(LIST_DOCUMENTS)).encode())
+
+
+def test_the_fast_path_reads_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards test_list_documents: Lists are read without libyaml's composer."""
+
+    def no_compose(text: str) -> None:
+        raise AssertionError("composed")
+
+    monkeypatch.setattr(engine_module, "compose", no_compose)
+    engine = Engine(Options(missing="ignore"))
+    engine.add(InputDocument("l.yaml", ("---\n" + LIST_DOCUMENTS[1]).encode()))
+    assert [o.line for o in engine.objects] == [5, 9]
+    assert fastparse.list_item_lines(LIST_DOCUMENTS[2]) == [5, 9]

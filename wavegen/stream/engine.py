@@ -204,9 +204,14 @@ def decode(source: InputDocument) -> tuple[str, str]:
 
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
-_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None]
+# body (or _PLANNED), root line, the planner's reads and identity, where the pod template
+# starts, and whether libyaml must still check the text (see fastparse.parse)
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool]
 # The body of an object whose reads and identity are all the planner needs of it.
 _PLANNED: Mapping[str, Any] = MappingProxyType({})
+# The items of a List document the subset reader read: body (or _PLANNED), 0-based line in
+# the document, index in ``items``, the planner's reads and identity.
+_ListRead = list[tuple[Mapping[str, Any], int, int, PlanReads, Identity | None]]
 
 
 class Engine:
@@ -260,8 +265,13 @@ class Engine:
         # The few documents that need edits are composed again when rendering.
         self.located.append(_Located(file_index, piece_index, item))
 
-    def _append_read(self, read: _Read, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
-        body, root_line, reads, identity, template = read
+    def _append_read(self, read: _Read | _ListRead, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
+        if isinstance(read, list):
+            # Not marked fast_read: an item's template is found by composing the List again.
+            for body, line, item, item_reads, item_identity in read:
+                self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
+            return
+        body, root_line, reads, identity, template, _ = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
         parsed.fast_read[piece_index] = template
 
@@ -279,13 +289,41 @@ class Engine:
             if kind in self.relevant_kinds and kind != "List" and not named:
                 raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
 
-    def _read_fast(self, text: str, kind: str) -> _Read | None:
+    def _read_list_fast(self, text: str) -> _ListRead | None:
+        """The items of a List document, read by the subset reader (None: compose it)."""
+        fast = fastparse.parse(text, self.plain_values, None, self.row_cache)
+        if fast is None:
+            return None
+        body, root_line, _, _ = fast  # read whole (no fields): nothing is left for libyaml to check
+        kind, items = body.get("kind"), body.get("items")
+        if not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
+            return None
+        try:
+            self._check_object(body, root_line)
+        except WavegenError:
+            return None
+        lines = fastparse.list_item_lines(text)
+        if lines is None or len(lines) != len(items):
+            return None
+        read: _ListRead = []
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and "kind" in item:
+                if self.reader is None:
+                    read.append((item, lines[index], index, None, None))
+                else:
+                    reads, identity = self.reader.read_body(item)
+                    read.append((item if reads is None else _PLANNED, lines[index], index, reads, identity))
+        return read
+
+    def _read_fast(self, text: str, kind: str) -> _Read | _ListRead | None:
         """A relevant document's value without libyaml, when the subset reader can give it.
 
         Everything the reader accepts is valid YAML (see fastparse). Anything it
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
+        if kind.endswith("List"):
+            return self._read_list_fast(text)
         fields: FieldTree | None = None
         if self.fields is not None and kind:
             fields = self.fields.get(kind)
@@ -294,7 +332,7 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, fields, self.row_cache)
         if fast is None:
             return None
-        body, root_line, template = fast
+        body, root_line, template, shaped = fast
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
         body_kind = body.get("kind")
@@ -305,10 +343,10 @@ class Engine:
         except WavegenError:
             return None
         if self.reader is None:
-            return body, root_line, None, None, template
+            return body, root_line, None, None, template, shaped
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        return (body if reads is None else _PLANNED), root_line, reads, identity, template
+        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -338,7 +376,7 @@ class Engine:
         if not can_check_at_once(text):
             return False
         relevant: list[str | None] = []
-        reads: list[_Read | None] = []
+        reads: list[_Read | _ListRead | None] = []
         unchecked: list[str] = []
         for piece in parsed.pieces:
             if len(piece.text) > MAX_DOCUMENT_CHARS:
@@ -348,7 +386,9 @@ class Engine:
             fast = self._read_fast(piece.text, wanted) if wanted is not None else None
             relevant.append(wanted)
             reads.append(fast)
-            if fast is None:
+            if fast is not None and not isinstance(fast, list) and fast[5]:
+                unchecked.append(piece.text)  # read, but libyaml checks the flow collections it only shaped
+            elif fast is None:
                 try:
                     check_depth(piece.text)
                 except WavegenError:
@@ -391,7 +431,8 @@ class Engine:
                 # What the reader accepts is valid YAML (and within the depth limit); what
                 # it declines is composed below exactly as on the reference path.
                 fast = self._read_fast(piece.text, kind)
-                if fast is not None:
+                shaped = fast is not None and not isinstance(fast, list) and fast[5]
+                if fast is not None and (not shaped or libyaml_accepts(piece.text)):
                     self._append_read(fast, parsed, file_index, piece_index)
                     return
         except yaml.YAMLError as err:

@@ -1,11 +1,13 @@
 """Reads common block-style documents without libyaml: a strict subset of YAML, else None.
 
 Every document this reader accepts is one libyaml accepts too, with the same value: it
-takes only block mappings and sequences, one-line plain or quoted scalars, ``|``/``|-``
-literals and ``{}``/``[]``, checks indentation as it goes, and returns None for anything
-else (tabs, escapes, anchors, flow collections, directives, unprintable characters...),
-which then goes through libyaml. Scalars resolve through the same tables as the
-reference path. The differential tests hold both paths to identical results.
+takes block mappings and sequences; plain scalars (also over several lines), quoted ones
+on one line (double-quoted with escapes), ``|`` and ``>`` block scalars with their
+indicators, one-line flow collections and comments; it checks indentation as
+it goes, and returns None for anything else (tabs, anchors, tags, multi-line flow or
+quoted scalars, directives, unprintable characters...), which then goes through libyaml.
+Scalars resolve through the same tables as the reference path. The differential tests
+hold both paths to identical results.
 """
 
 from __future__ import annotations
@@ -24,13 +26,26 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
 # A plain key: no spaces, no quotes, no flow or anchor indicators, and ": " or end of line after it.
 _KEY = re.compile(r"([A-Za-z0-9_./][A-Za-z0-9_./-]*):(?: +|$)")
-_DOUBLE = re.compile(r'"([^"\\]*)" *')
-_SINGLE = re.compile(r"'((?:[^']|'')*)' *")
+# A quoted scalar on one line, then spaces or a comment.
+_DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"(?: *| +#.*)')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'(?: *| +#.*)")
+_DOUBLE_IN_FLOW = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_SINGLE_IN_FLOW = re.compile(r"'((?:[^']|'')*)'")
+# libyaml's escapes of double-quoted scalars (those with a fixed meaning; "/" is left to libyaml).
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
+    " ": " ", '"': '"', "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}  # fmt: skip
+_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+# A block scalar's header: style, then indentation and chomping indicators in either order.
+_BLOCK_HEADER = re.compile(r"([|>])(?:([1-9])([-+]?)|([-+])([1-9]?))?(?: *| +#.*)")
+# Nesting a one-line flow collection may add, at most (the block levels around it leave room for it).
+_FLOW_DEPTH = 16
 # Characters that may begin something other than a plain scalar (or a plain scalar we do not read).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
-# Anything that could make the text mean more than this reader understands: tabs, escapes,
-# other line breaks, a BOM, directives and markers past the first line (tested with `in`: C speed).
-_UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
+# Anything that could make the text mean more than this reader understands: tabs, other
+# line breaks, a BOM, directives and markers past the first line (tested with `in`: C speed).
+_UNREAD = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
 
 
 # Characters libyaml's reader refuses: controls other than TAB, LF, CR and NEL, surrogates,
@@ -38,8 +53,8 @@ _UNREAD = ("\t", "\r", "\\", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...
 # ~10 ms to compile, a cost every run would pay.)
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # The ASCII characters the reader takes: those libyaml's reader accepts (_NOT_PRINTABLE
-# matches none of them) but tab, CR and backslash, which _UNREAD turns away.
-_READ_ASCII = bytes((10, *range(32, 92), *range(93, 127)))
+# matches none of them) but tab and CR, which _UNREAD turns away.
+_READ_ASCII = bytes((10, *range(32, 127)))
 # The parts of _UNREAD longer than a character (the others are not in _READ_ASCII).
 _UNREAD_LINES = tuple(part for part in _UNREAD if len(part) > 1)
 
@@ -96,56 +111,256 @@ def _good_key(key: str) -> bool:
     return True
 
 
-def _inline(lines: list[str], rest: str, i: int, indent: int) -> tuple[Any, int]:
-    """A value starting on line i after a key or dash; ``indent`` is the owning block's column."""
+def _unescape(body: str) -> str:
+    """The value of a double-quoted scalar's text (libyaml's escapes)."""
+    if "\\" not in body:
+        return body
+
+    def one(match: re.Match[str]) -> str:
+        digits = match.group(1) or match.group(2) or match.group(3)
+        if digits:
+            code = int(digits, 16)
+            if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                raise _Bail  # libyaml refuses these, with its own message
+            return chr(code)
+        escaped = _ESCAPES.get(match.group(4))
+        if escaped is None:
+            raise _Bail
+        return escaped
+
+    return _ESCAPE.sub(one, body)
+
+
+def _plain_start(text: str) -> bool:
+    """Whether a plain scalar may start with text's first character (``-x``, ``?x`` and ``:x`` may)."""
+    first = text[0]
+    if first not in _NOT_PLAIN_START:
+        return True
+    return first in "-?:" and len(text) > 1 and text[1] != " "
+
+
+def _plain_line(text: str) -> str:
+    """A plain scalar's text on one line, without a trailing comment ("" when it is not one this reader takes)."""
+    cut = text.find(" #")
+    if cut >= 0:
+        text = text[:cut]
+    text = text.rstrip(" ")
+    if not text or not _plain_start(text) or ": " in text or text[-1] == ":":
+        return ""
+    return text
+
+
+def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, int, int]:
+    """A plain scalar whose first line's text (after a key or dash) is ``rest``: its folded text,
+    and the line and column where it ends. Lines more indented than ``indent`` continue it."""
+    text = _plain_line(rest)
+    if not text:
+        raise _Bail
+    line = lines[i]
+    end_line, end_column = i, len(line) - len(rest) + len(text)
+    count = len(lines)
+    j = i + 1
+    if j < count and lines[j] and lines[j][0] != " ":
+        return text, end_line, end_column  # the next line is a less indented key: the usual case
+    commented = " #" in rest
+    parts = [text]
+    breaks = 0
+    while j < count:
+        line = lines[j]
+        content = line.lstrip(" ")
+        if not content:
+            if line:
+                raise _Bail  # whitespace-only lines have their own folding rules
+            breaks += 1
+            j += 1
+            continue
+        if len(line) - len(content) <= indent or content[0] == "#":
+            break  # a less indented line, or a comment, ends the scalar
+        more = _plain_line(content)
+        if commented or not more or content[0] in _NOT_PLAIN_START or " #" in content:
+            raise _Bail  # text after a comment, an indicator or a comment inside: left to libyaml
+        parts.append("\n" * breaks if breaks else " ")
+        parts.append(more)
+        breaks = 0
+        end_line, end_column = j, len(line) - len(content) + len(more)
+        j += 1
+    return "".join(parts), end_line, end_column
+
+
+# A token of a one-line flow collection: an indicator, a quoted scalar, ": ", or a plain scalar
+# (with the spaces after it). Plain ones stop at ":" and "#", which this reader leaves to libyaml.
+_FLOW_TOKEN = re.compile(r""" *(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|('(?:[^']|'')*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))""")
+_INDICATOR, _DOUBLE_QUOTED, _SINGLE_QUOTED, _VALUE, _FLOW_PLAIN = range(1, 6)
+_STYLE = {_DOUBLE_QUOTED: '"', _SINGLE_QUOTED: "'", _FLOW_PLAIN: ""}
+_Token = tuple[int, int, int]  # kind, start, end
+
+
+def _flow_tokens(text: str) -> tuple[list[_Token], int]:
+    """The tokens of the flow collection that opens text, and where it closes."""
+    tokens: list[_Token] = []
+    position = depth = 0
+    match = _FLOW_TOKEN.match
+    while True:
+        found = match(text, position)
+        if found is None:
+            raise _Bail  # it does not close on this line, or holds what this reader leaves to libyaml
+        kind = found.lastindex or 0
+        start, end = found.span(kind)
+        if kind == _FLOW_PLAIN:
+            end = start + len(found.group(kind).rstrip(" "))
+            position = end
+        else:
+            position = end
+        tokens.append((kind, start, end))
+        if kind == _INDICATOR:
+            char = text[start]
+            if char in "[{":
+                depth += 1
+            elif char in "]}":
+                depth -= 1
+                if not depth:
+                    return tokens, position
+        if not depth:
+            raise _Bail  # it must open with a bracket
+
+
+def _flow_value(text: str, tokens: list[_Token], index: int, depth: int, limit: int) -> tuple[Any, int]:
+    """The value of the node whose first token is tokens[index], and the index after it."""
+    kind, start, end = tokens[index]
+    if kind == _FLOW_PLAIN:
+        value = text[start:end]
+        if not _plain_start(value):
+            raise _Bail
+        return _resolve_plain(value), index + 1
+    if kind == _DOUBLE_QUOTED:
+        return _unescape(text[start + 1 : end - 1]), index + 1
+    if kind == _SINGLE_QUOTED:
+        return text[start + 1 : end - 1].replace("''", "'"), index + 1
+    if kind == _INDICATOR and text[start] in "[{":
+        return _flow_collection(text, tokens, index, depth + 1, limit)
+    raise _Bail
+
+
+def _flow_collection(text: str, tokens: list[_Token], index: int, depth: int, limit: int) -> tuple[Any, int]:
+    """The flow sequence or mapping opening at tokens[index] (level ``depth`` of at most ``limit``)."""
+    if depth > limit:
+        raise _Bail
+    is_mapping = text[tokens[index][1]] == "{"
+    closing = "}" if is_mapping else "]"
+    collection: Any = {} if is_mapping else []
+    index += 1
+    kind, start, _ = tokens[index]
+    if kind == _INDICATOR and text[start] == closing:
+        return collection, index + 1
+    while True:
+        if is_mapping:
+            key_kind, _, key_end = tokens[index]
+            key, index = _flow_value(text, tokens, index, depth, limit)
+            if key.__class__ is not str or key in collection or (key_kind == _FLOW_PLAIN and not _good_key(key)):
+                raise _Bail  # a key that is not a string, or a duplicate
+            kind, start, _ = tokens[index]
+            if kind != _VALUE or start != key_end:
+                raise _Bail  # no ": " right after the key
+            collection[key], index = _flow_value(text, tokens, index + 1, depth, limit)
+        else:
+            value, index = _flow_value(text, tokens, index, depth, limit)
+            collection.append(value)
+        kind, start, _ = tokens[index]
+        if kind != _INDICATOR:
+            raise _Bail
+        char = text[start]
+        if char == closing:
+            return collection, index + 1
+        if char != ",":
+            raise _Bail
+        index += 1
+        kind, start, _ = tokens[index]
+        if kind == _INDICATOR and text[start] in "]}":
+            raise _Bail  # a trailing comma
+
+
+def _flow(text: str, limit: int = _FLOW_DEPTH) -> tuple[Any, int]:
+    """A flow collection that opens at text's start and closes on the same line, nesting at most
+    ``limit`` levels; its value and where it ends."""
+    tokens, end = _flow_tokens(text)
+    value, _ = _flow_collection(text, tokens, 0, 1, limit)
+    return value, end
+
+
+def _flow_line(rest: str, room: int) -> Any:
+    """A one-line flow collection and nothing after it but spaces or a comment; ``room``: the
+    levels it may nest beyond its first (an empty one needs none)."""
+    value, end = _flow(rest, min(_FLOW_DEPTH, room + 1))
+    tail = rest[end:]
+    if tail and not (tail.strip(" ") == "" or (tail[0] == " " and tail.lstrip(" ")[0] == "#")):
+        raise _Bail
+    return value
+
+
+def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> tuple[Any, int]:
+    """A value starting on line i after a key or dash; ``indent`` is the owning block's column,
+    ``room`` the nesting levels a flow collection may still add."""
     first = rest[0]
     if first == '"':
         match = _DOUBLE.fullmatch(rest)
         if match is None:
             raise _Bail
-        return match.group(1), i + 1
+        return _unescape(match.group(1)), i + 1
     if first == "'":
         match = _SINGLE.fullmatch(rest)
         if match is None:
             raise _Bail
         return match.group(1).replace("''", "'"), i + 1
-    if first == "|":
-        return _literal(lines, rest, i, indent)
-    stripped = rest.rstrip(" ")
-    if stripped == "{}":
-        return {}, i + 1
-    if stripped == "[]":
-        return [], i + 1
-    if first in _NOT_PLAIN_START or ": " in rest or " #" in rest or stripped[-1] == ":":
-        raise _Bail
-    return _resolve_plain(stripped), i + 1
+    if first in "|>":
+        return _block_scalar(lines, rest, i, indent)
+    if first in "[{":
+        return _flow_line(rest, room), i + 1
+    value, end_line, _ = _plain_extent(lines, rest, i, indent)
+    return _resolve_plain(value), end_line + 1
 
 
-def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
-    """A ``|`` or ``|-`` block scalar whose content lines follow line i."""
-    header = header.rstrip(" ")
-    if header not in ("|", "|-"):
+def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
+    """A ``|`` or ``>`` block scalar whose content lines follow line i."""
+    match = _BLOCK_HEADER.fullmatch(header)
+    if match is None:
         raise _Bail
+    style = match.group(1)
+    explicit = match.group(2) or match.group(5)
+    chomping = match.group(3) or match.group(4)
     count = len(lines)
     j = i + 1
-    if j >= count or not lines[j]:
-        raise _Bail  # leading empty lines change indentation detection; keep to the plain case
-    first = lines[j]
-    block = len(first) - len(first.lstrip(" "))
-    if block <= indent or not first.strip(" "):
+    if explicit:
+        block = indent + int(explicit)
+    else:
+        # libyaml takes the first content line's indentation, or more when a leading blank line is wider
+        k, widest = j, 0
+        while k < count and not lines[k].strip(" "):
+            widest = max(widest, len(lines[k]))
+            k += 1
+        if k >= count:
+            raise _Bail  # no content at all
+        block = len(lines[k]) - len(lines[k].lstrip(" "))
+        if widest > block:
+            raise _Bail
+    if block <= indent:
         raise _Bail
     body: list[str] = []
     end = j  # one past the last content line
     while j < count:
         line = lines[j]
-        if not line:
+        content = line.lstrip(" ")
+        if not content:
+            if len(line) > block:
+                if style == ">":
+                    raise _Bail  # a more-indented line of spaces: left to libyaml
+                body.append(line[block:])  # spaces past the indentation are content
+                j += 1
+                end = j
+                continue
             body.append("")
             j += 1
             continue
-        content = line.lstrip(" ")
         column = len(line) - len(content)
-        if not content:
-            raise _Bail  # whitespace-only lines have their own folding rules
         if column < block:
             if column > indent:
                 raise _Bail
@@ -153,9 +368,39 @@ def _literal(lines: list[str], header: str, i: int, indent: int) -> tuple[str, i
         body.append(line[block:])
         j += 1
         end = j
+    if end == i + 1:
+        raise _Bail  # an empty scalar: left to libyaml
+    trailing = len(body) - (end - (i + 1))  # empty lines after the last content line
     del body[end - (i + 1) :]
-    text = "\n".join(body)
-    return (text + "\n" if header == "|" else text), end
+    text = "\n".join(body) if style == "|" else _fold(body)
+    if chomping == "+":
+        return text + "\n" * (1 + trailing), end  # keep: those empty lines are the scalar's too
+    return (text if chomping == "-" else text + "\n"), end
+
+
+def _fold(body: list[str]) -> str:
+    """A folded scalar's lines joined: a space between adjacent lines, a line break per empty line."""
+    parts: list[str] = []
+    breaks = 0
+    for line in body:
+        if not line:
+            breaks += 1
+            continue
+        if line[0] == " ":
+            raise _Bail  # more-indented lines keep their breaks; left to libyaml
+        if parts:
+            parts.append("\n" * breaks if breaks else " ")
+        elif breaks:
+            parts.append("\n" * breaks)  # leading empty lines are line breaks of their own
+        parts.append(line)
+        breaks = 0
+    return "".join(parts)
+
+
+# A quoted key (no escapes) and what follows its ": ".
+_QUOTED_KEY = re.compile(r"""(?:"([^"\\]*)"|'((?:[^']|'')*)'):(?: +|\Z)(.*)""", re.S)
+# First characters of values that are not plain scalars for sure ("-", "?" and ":" may start one).
+_NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
 
 # A line's row: indentation, "-" and the spaces after it, a plain key, and the rest (always matches).
@@ -190,20 +435,33 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
         if at_cut and len(_HEADS) < 4096 and _good_key(key):
             _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
+    quoted = False
+    if not key and rest[:1] in ('"', "'"):
+        match = _QUOTED_KEY.match(rest)
+        if match is not None:
+            key = match.group(1) if match.group(1) is not None else match.group(2).replace("''", "'")
+            rest = match.group(3)
+            quoted = True
+            if not key or len(key) > _MAX_KEY:
+                return column, dash, key, rest, _BAD_KEY, None
+    elif not dash and not key and (rest == "-" or rest.startswith("- #")):
+        dash, rest = " ", ""  # "-" alone: the item's value follows on the next lines
     value = None
+    if (dash or key) and rest[:1] == "#":
+        rest = ""  # a comment after the key or dash
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
-    elif key and not _good_key(key):
+    elif key and not quoted and not _good_key(key):
         shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
-    elif rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+    elif rest[0] not in _NOT_PLAIN_START_OR_QUOTE and (text := _plain_line(rest)):
         shape = _PLAIN
-        value = plains.get(rest, _UNSEEN)
+        value = plains.get(text, _UNSEEN)
         if value is _UNSEEN:
-            value = _resolve_plain(rest)
+            value = _resolve_plain(text)
             if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
-                plains[rest] = value
+                plains[text] = value
     else:
         shape = _OTHER
     return column, dash, key, rest, shape, value
@@ -234,10 +492,50 @@ _UNKEPT: FieldTree = {}
 
 # Where the reader found a pod template (see TemplateFields): its path, first row and column.
 TemplateStart = tuple[tuple[str, ...], int, int]
-Read = tuple[dict[Any, Any], int, TemplateStart | None]
+# The value, the root's line, where the pod template starts, and whether some of the text was
+# only shaped, not checked (flow collections nobody reads): then libyaml must check it.
+Read = tuple[dict[Any, Any], int, TemplateStart | None, bool]
 
 
-def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) -> Read:
+def _copied(value: Any) -> Any:
+    """A flow collection's value, new: documents must not share what they hold."""
+    if value.__class__ is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if value.__class__ is list:
+        return [_copied(item) for item in value]
+    return value
+
+
+def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
+    """A one-line flow collection's value; the same text is parsed once per run (``known``)."""
+    if room < _FLOW_DEPTH:
+        return _flow_line(rest, room)
+    value = known.get(rest, _UNSEEN)
+    if value is _UNSEEN:
+        value = _flow_line(rest, room)
+        if len(known) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
+            known[rest] = value
+    return _copied(value)
+
+
+# A quoted scalar where a flow collection's token starts, kept to its one line: what libyaml
+# reads as a quoted scalar there too.
+_QUOTED_TOKEN = re.compile(r"""((?:[\[{,]|: ) *)(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')""")
+
+
+def _flow_shaped(rest: str, room: int) -> bool:
+    """Whether a flow collection nobody reads surely ends on its line (libyaml checks the rest)."""
+    if '"' in rest or "'" in rest:
+        rest = _QUOTED_TOKEN.sub(r"\1x", rest)  # its brackets and quotes are text, not structure
+        if '"' in rest or "'" in rest:
+            return False
+    if "#" in rest or rest.rstrip(" ")[-1] not in "]}":
+        return False
+    opens = rest.count("[") + rest.count("{")
+    return opens == rest.count("]") + rest.count("}") and opens <= min(_FLOW_DEPTH, room + 1)
+
+
+def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, known: dict[str, Any]) -> Read:
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
@@ -250,6 +548,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
         raise _Bail  # an empty document, or one whose root is indented
     root_line = i
     template: TemplateStart | None = None  # the first pod template of ``fields``, if it is a block mapping
+    shaped = False
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence, the fields
     # kept of it: None for all) and those enclosing it.
@@ -258,7 +557,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
     in_sequence = False
     kept = fields
     enclosing: list[tuple[int, Any, bool, FieldTree | None]] = []
-    pending: dict[Any, Any] | None = None  # the mapping whose last key ("key:") awaits a nested value
+    pending: Any = None  # the mapping (or sequence) whose last key ("key:") awaits a nested value
     pending_key: Any = None
     pending_column = 0
     while i < count:
@@ -267,15 +566,24 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
             if shape == _BLANK:
                 i += 1
                 continue
-            raise _Bail  # a scalar line of its own (multi-line scalars are outside the subset), or a key
+            if shape == _SCALAR and pending is not None and column > pending_column:
+                # "key:" (or "-") with its value on the next line: a scalar or a flow collection
+                if rest[0] in "|>-?:" and not _plain_start(rest):
+                    raise _Bail
+                pending[pending_key], i = _inline(lines, rest, i, pending_column, _MOST_ENCLOSING - len(enclosing))
+                pending = None
+                continue
+            raise _Bail  # a scalar line of its own, or a key outside the subset
         if pending is not None:
-            if column > pending_column or (column == pending_column and dash):
+            if pending.__class__ is list and column <= pending_column:
+                pass  # "-" alone, then the next item or less: the item is null
+            elif column > pending_column or (column == pending_column and dash and pending.__class__ is dict):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
                 nested: Any = [] if dash else {}
                 enclosing.append((top, block, in_sequence, kept))
                 if len(enclosing) > _MOST_ENCLOSING:
                     raise _Bail
-                if kept is None:
+                if kept is None or pending.__class__ is list:
                     pending[pending_key] = nested
                 elif pending_key in kept:
                     kept = kept[pending_key]
@@ -297,13 +605,25 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
                 raise _Bail
         if in_sequence:
             if not key:
-                if shape == _PLAIN:
+                if shape == _PLAIN and (i + 1 == count or lines[i + 1][:1] != " " or rows[i + 1][0] <= column):
                     block.append(value)
                     i += 1
                     continue
-                if shape == _EMPTY or rest[0] == "-":
+                if shape == _EMPTY:
+                    # "-" alone: the item is the block or scalar on the next lines (null without one)
+                    block.append(None)
+                    pending = block
+                    pending_key = len(block) - 1
+                    pending_column = column
+                    i += 1
+                    continue
+                if rest[0] == "-" and not _plain_start(rest):
                     raise _Bail
-                item, i = _inline(lines, rest, i, column)
+                if rest[0] in "[{":
+                    item = _flow_value_of(rest, _MOST_ENCLOSING - len(enclosing), known)
+                    i += 1
+                else:
+                    item, i = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
                 block.append(item)
                 continue
             # "- key: ..." opens a mapping at the item's column.
@@ -325,12 +645,20 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None) 
             pending_key = key
             pending_column = column
             i += 1
-        elif shape == _PLAIN:
-            block[key] = value
+        elif shape == _PLAIN and (i + 1 == count or lines[i + 1][:1] != " " or rows[i + 1][0] <= column):
+            block[key] = value  # the usual case: the next line is no continuation of the scalar
+            i += 1
+        elif rest[0] in "[{":
+            room = _MOST_ENCLOSING - len(enclosing)
+            if kept is not None and key not in kept and _flow_shaped(rest, room):
+                block[key] = None  # dropped with its document, like an unread block; libyaml checks it
+                shaped = True
+            else:
+                block[key] = _flow_value_of(rest, room, known)
             i += 1
         else:
-            block[key], i = _inline(lines, rest, i, column)
-    return root, root_line, template
+            block[key], i = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
+    return root, root_line, template, shaped
 
 
 def parse(
@@ -339,8 +667,9 @@ def parse(
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
 ) -> Read | None:
-    """The value of a block-mapping document, its root's 0-based line and where its first pod
-    template of ``fields`` starts (see template_node), or None outside the subset.
+    """The value of a block-mapping document, its root's 0-based line, where its first pod
+    template of ``fields`` starts (see template_node), and whether libyaml must still check the
+    text (a flow collection outside ``fields`` was only shaped); None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
@@ -357,7 +686,7 @@ def parse(
     try:
         plains = {} if plain_values is None else plain_values
         rows = _rows(lines, {} if row_cache is None else row_cache, plains)
-        return _read(lines, rows, start, fields)
+        return _read(lines, rows, start, fields, plains)
     except _Bail:
         return None
 
@@ -440,7 +769,6 @@ class _NodeBuilder:
     def value(self, i: int, column: int, key: str, wanted: _Wanted | None) -> Node:
         """The value node of the key on row i (in a block mapping at ``column``)."""
         rest = self.row(i)[3]
-        line = self.lines[i]
         if not rest:
             nested = self.nested_start(i, column)
             if nested is None:
@@ -450,22 +778,74 @@ class _NodeBuilder:
             j, indent, is_sequence = nested
             if is_sequence:
                 return SequenceNode(SEQ_TAG, [], _mark(j, indent), _mark(j + 1, 0), flow_style=False)
+            if not self.row(j)[2]:
+                if wanted is not None:
+                    raise _Bail  # a scalar where the splicer wants a mapping: let libyaml tell
+                return self.scalar(j, self.row(j)[3], column)
             return self.mapping(j, indent, wanted)
+        if wanted is not None and rest[0] in "[{" and rest.rstrip(" ") not in ("{}", "[]"):
+            if rest[0] != "{" or wanted:
+                raise _Bail  # the splicer reads into this one: left to libyaml
+            return self.flow_mapping(i, rest)
+        return self.scalar(i, rest, column)
+
+    def flow_mapping(self, i: int, rest: str) -> MappingNode:
+        """A one-line flow mapping of scalars (pod-template annotations), with its pairs' nodes."""
+        line = self.lines[i]
+        offset = len(line) - len(rest)
+        _flow_line(rest, _FLOW_DEPTH)  # the whole line checked as parse() checks it
+        tokens, end = _flow_tokens(rest)
+        pairs: list[tuple[Node, Node]] = []
+        index = 1
+        while tokens[index][0] != _INDICATOR:  # "}" or a pair: key, ": ", value, then "," or "}"
+            key_kind, key_start, key_end = tokens[index]
+            value_kind, value_start, value_end = tokens[index + 2]
+            if value_kind == _INDICATOR:
+                raise _Bail  # a nested collection
+            key, _ = _flow_value(rest, tokens, index, 1, 1)
+            value, _ = _flow_value(rest, tokens, index + 2, 1, 1)
+            pairs.append(
+                (
+                    ScalarNode(STR_TAG, key, _mark(i, offset + key_start), _mark(i, offset + key_end), style=_STYLE[key_kind]),
+                    ScalarNode(
+                        STR_TAG if value_kind != _FLOW_PLAIN else _plain_tag(rest[value_start:value_end]),
+                        value if value.__class__ is str else rest[value_start:value_end],
+                        _mark(i, offset + value_start),
+                        _mark(i, offset + value_end),
+                        style=_STYLE[value_kind],
+                    ),
+                )
+            )
+            index += 3
+            if rest[tokens[index][1]] == ",":
+                index += 1
+        return MappingNode(MAP_TAG, pairs, _mark(i, offset), _mark(i, offset + end), flow_style=True)
+
+    def scalar(self, i: int, rest: str, column: int) -> Node:
+        """The node of the value ``rest`` on row i (a scalar, or a flow collection read shallowly)."""
+        line = self.lines[i]
         start = len(line) - len(rest)
-        stripped = rest.rstrip(" ")
-        end = _mark(i, start + len(stripped))
         first = rest[0]
-        if stripped == "{}":
-            return MappingNode(MAP_TAG, [], _mark(i, start), end, flow_style=True)
-        if stripped == "[]":
-            return SequenceNode(SEQ_TAG, [], _mark(i, start), end, flow_style=True)
-        if first == "|":
-            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style="|")
+        if first in "[{":
+            _, end = _flow(rest)
+            if first == "{":
+                return MappingNode(MAP_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
+            return SequenceNode(SEQ_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
+        if first in "|>":
+            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style=first)
         if first == '"':
-            return ScalarNode(STR_TAG, stripped[1:-1], _mark(i, start), end, style='"')
+            match = _DOUBLE_IN_FLOW.match(rest)
+            if match is None:
+                raise _Bail
+            return ScalarNode(STR_TAG, _unescape(match.group(1)), _mark(i, start), _mark(i, start + match.end()), style='"')
         if first == "'":
-            return ScalarNode(STR_TAG, stripped[1:-1].replace("''", "'"), _mark(i, start), end, style="'")
-        return ScalarNode(_plain_tag(stripped), stripped, _mark(i, start), end, style="")
+            match = _SINGLE_IN_FLOW.match(rest)
+            if match is None:
+                raise _Bail
+            value = match.group(1).replace("''", "'")
+            return ScalarNode(STR_TAG, value, _mark(i, start), _mark(i, start + match.end()), style="'")
+        text, end_line, end_column = _plain_extent(self.lines, rest, i, column)
+        return ScalarNode(_plain_tag(text), text, _mark(i, start), _mark(end_line, end_column), style="")
 
     def mapping(self, i: int, column: int, wanted: _Wanted | None) -> MappingNode:
         """The block mapping at ``column`` whose first key is on row i.
@@ -516,16 +896,58 @@ def template_node(
     lines = text.split("\n")
     lines.pop()
     builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
-    if start is not None and start[0] == path:
-        return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
-    i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
-    column = 0
-    for key in path:
-        found = builder.find(i, column, key)
-        if found < 0 or builder.row(found)[3]:
-            return None
-        nested = builder.nested_start(found, column)
-        if nested is None or nested[2]:
-            return None
-        i, column, _ = nested
-    return builder.mapping(i, column, TEMPLATE_PARTS)
+    try:
+        if start is not None and start[0] == path:
+            return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
+        i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+        column = 0
+        for key in path:
+            found = builder.find(i, column, key)
+            if found < 0 or builder.row(found)[3]:
+                return None
+            nested = builder.nested_start(found, column)
+            if nested is None or nested[2] or not builder.row(nested[0])[2]:
+                return None
+            i, column, _ = nested
+        return builder.mapping(i, column, TEMPLATE_PARTS)
+    except _Bail:
+        return None  # something the splicer reads is outside what rows tell: compose it
+
+
+_ITEMS_KEY = re.compile(r"items:(?: *| +#.*)")
+
+
+def list_item_lines(text: str) -> list[int] | None:
+    """The 0-based lines where the items of a List document's root ``items`` block sequence
+    start (where libyaml's node for each item starts), or None when there is no such sequence."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if _ITEMS_KEY.fullmatch(line)), None)
+    if start is None:
+        return None
+    found: list[int] = []
+    column = -1
+    waiting = False  # a "-" alone: the item starts on the next content line
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        content = line.lstrip(" ")
+        if not content or content[0] == "#":
+            continue
+        indent = len(line) - len(content)
+        if waiting:
+            found.append(i)
+            waiting = False
+        if column < 0:
+            if content[0] != "-":
+                return None
+            column = indent
+        if indent < column:
+            break
+        if indent == column:
+            if content[:2] not in ("- ", "-") or (len(content) > 1 and content[1] != " "):
+                break
+            rest = content[1:].lstrip(" ")
+            if rest and rest[0] != "#":
+                found.append(i)
+            else:
+                waiting = True
+    return None if waiting else found
