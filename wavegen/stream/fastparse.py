@@ -305,7 +305,8 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
         match = _DOUBLE.fullmatch(rest)
         if match is None:
             raise _Bail
-        return _unescape(match.group(1)), i + 1
+        body = match.group(1)
+        return (_unescape(body) if "\\" in body else body), i + 1
     if first == "'":
         match = _SINGLE.fullmatch(rest)
         if match is None:
@@ -331,6 +332,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     j = i + 1
     if explicit:
         block = indent + int(explicit)
+    elif j < count and lines[j][:1] == " " and lines[j].strip(" "):
+        block = len(lines[j]) - len(lines[j].lstrip(" "))  # the usual case: content right away
     else:
         # libyaml takes the first content line's indentation, or more when a leading blank line is wider
         k, widest = j, 0
@@ -455,7 +458,10 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
         shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
-    elif rest[0] not in _NOT_PLAIN_START_OR_QUOTE and (text := _plain_line(rest)):
+    elif (
+        rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": " and (text := rest)
+    ) or (rest[0] not in _NOT_PLAIN_START_OR_QUOTE and (text := _plain_line(rest))):
+        # the first test is the usual one-line plain scalar; the second takes a comment after it, or "-x"
         shape = _PLAIN
         value = plains.get(text, _UNSEEN)
         if value is _UNSEEN:
@@ -605,7 +611,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 raise _Bail
         if in_sequence:
             if not key:
-                if shape == _PLAIN and (i + 1 == count or lines[i + 1][:1] != " " or rows[i + 1][0] <= column):
+                if shape == _PLAIN and (i + 1 == count or rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
                     block.append(value)
                     i += 1
                     continue
@@ -645,7 +651,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
             pending_key = key
             pending_column = column
             i += 1
-        elif shape == _PLAIN and (i + 1 == count or lines[i + 1][:1] != " " or rows[i + 1][0] <= column):
+        elif shape == _PLAIN and (i + 1 == count or rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
             block[key] = value  # the usual case: the next line is no continuation of the scalar
             i += 1
         elif rest[0] in "[{":
