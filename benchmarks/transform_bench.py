@@ -1,8 +1,13 @@
-"""Whole-process benchmark of `wavegen transform` against a PyYAML CSafeLoader baseline, run side by side."""
+"""Whole-process benchmark of `wavegen transform` against a PyYAML CSafeLoader baseline, run side by side.
+
+``--corpus``: the real renders of benchmarks/corpus.py and the generated bundles, per input
+(results/transform.md); without it: issue 14's generated bundles (results/transform-generated.md).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -109,15 +114,147 @@ def wavegen_command(python: str, code_dir: Path | None) -> list[str]:
     return [python, "-c", launcher, "transform"]
 
 
+ACCEPTANCE = """
+import collections, json, sys
+sys.path.insert(0, sys.argv[1])
+from wavegen.core.plan import Options
+from wavegen.stream import engine, fastparse
+from wavegen.stream.engine import InputDocument, run
+counts = collections.Counter()
+read = fastparse.parse
+def counting(text, *args, **kwargs):
+    found = read(text, *args, **kwargs)
+    counts[found is not None] += 1
+    return found
+engine.fastparse.parse = counting
+run([InputDocument(sys.argv[2], open(sys.argv[2], "rb").read())], Options(missing="ignore"))
+print(json.dumps([counts[True], counts[True] + counts[False]]))
+"""
+
+
+def acceptance(python: str, tree: Path, path: Path) -> tuple[int, int]:
+    """Documents the subset reader accepted, of those offered to it, in one run of this tree."""
+    done = subprocess.run([python, "-c", ACCEPTANCE, str(tree), str(path)], capture_output=True, text=True, check=True)
+    accepted, offered = json.loads(done.stdout)
+    return int(accepted), int(offered)
+
+
+def crd_share(path: Path) -> float:
+    """The share of a stream's bytes in CustomResourceDefinition documents."""
+    text = path.read_text()
+    documents = text.split("\n---")
+    return sum(len(d) for d in documents if "\nkind: CustomResourceDefinition" in d) / max(len(text), 1)
+
+
+def corpus_main(args: argparse.Namespace) -> None:
+    """Every input of benchmarks/corpus.py and the generated bundles: time, peak RSS and reader share."""
+    from corpus import corpus
+
+    inputs = dict(corpus())
+    if args.only:
+        inputs = {name: path for name, path in inputs.items() if name in args.only.split(",")}
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        generated = {
+            "generated-workloads": workload_bundle(args.count),
+            "generated-crds": crd_bundle(300),
+            "one-document": workload_bundle(1).split("---\n")[-1],
+        }
+        for name, text in generated.items():
+            if args.only and name not in args.only.split(","):
+                continue
+            inputs[name] = Path(tmp, f"{name}.yaml")
+            inputs[name].write_text(text)
+        python = clean_site_python(Path(tmp, "venv"))
+        before_dir = export_revision(args.before, Path(tmp, "before"))
+        compile_bytecode(python, before_dir / "wavegen")
+        compile_bytecode(python, root / "wavegen")
+        commands: dict[str, list[str]] = {}
+        for name, path in inputs.items():
+            commands[f"baseline/{name}"] = [python, "-c", BASELINE, str(path)]
+            commands[f"before/{name}"] = [*wavegen_command(python, before_dir), str(path)]
+            commands[f"after/{name}"] = [*wavegen_command(python, root), str(path)]
+        shares = {name: acceptance(python, root, path) for name, path in inputs.items()}
+        shares_before = {name: acceptance(python, before_dir, path) for name, path in inputs.items()}
+        sizes = {name: path.stat().st_size for name, path in inputs.items()}
+        documents = {name: path.read_text().count("\n---") + 1 for name, path in inputs.items()}
+        heavy = {name: crd_share(path) >= 0.5 for name, path in inputs.items()}
+        load_before = load_average()
+        results = measure(commands, args.runs)
+
+    def seconds(side: str, name: str) -> float:
+        return results[f"{side}/{name}"].seconds
+
+    def rss(side: str, name: str) -> float:
+        return results[f"{side}/{name}"].peak_rss_kb / 1024
+
+    lines = ["# `wavegen transform` on real renders and generated bundles\n"]
+    lines.append(
+        f"Command: `python benchmarks/transform_bench.py --corpus --runs {args.runs} --count {args.count}"
+        f" --before {args.before}`  "
+    )
+    machine = f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, clean site"
+    machine += " (no .pth start-up hooks, as with a wheel install), load average before: "
+    machine += ", ".join(f"{load:.2f}" for load in load_before)
+    lines.append(f"{machine}; medians of {args.runs} interleaved runs.  ")
+    if args.load_note:
+        lines.append(f"Load while measuring: {args.load_note}  ")
+    lines.append(
+        "Baseline: a bare PyYAML `CSafeLoader` `load_all` of the same bytes, whole process. "
+        f"Before: wavegen at `{args.before}`. After: this checkout. Real renders: `benchmarks/corpus.py` "
+        "(charts and manifests from Go modules through the module proxy, rendered by the pinned helm). "
+        "Reader: documents the subset reader accepted / documents offered to it (relevant kinds). "
+        "Goals (issue 22): time ≤ 0.5x the baseline (≤ 0.35x where CRDs are most of the bytes), "
+        "peak RSS ≤ 1.0x, one document not slower than before.\n"
+    )
+    lines.append(
+        "| input | bytes | docs | baseline s | before x | after x | RSS before x | RSS after x"
+        " | reader before | reader after | goals |"
+    )
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    missed = []
+    for name in inputs:
+        base = seconds("baseline", name)
+        before_ratio, after_ratio = seconds("before", name) / base, seconds("after", name) / base
+        rss_before, rss_after = rss("before", name) / rss("baseline", name), rss("after", name) / rss("baseline", name)
+        if name == "one-document":
+            met = seconds("after", name) <= seconds("before", name) * 1.05
+            goal = f"{'met' if met else 'MISSED'} (after/before {seconds('after', name) / seconds('before', name):.2f})"
+        else:
+            limit = 0.35 if heavy[name] else 0.5
+            met = after_ratio <= limit and rss_after <= 1.0
+            goal = f"{'met' if met else 'MISSED'} (≤ {limit}x{', CRD-heavy' if heavy[name] else ''})"
+        if not met:
+            missed.append(name)
+        (a0, o0), (a1, o1) = shares_before[name], shares[name]
+        lines.append(
+            f"| {name} | {sizes[name]:,} | {documents[name]:,} | {base:.3f} | {before_ratio:.2f} | {after_ratio:.2f} | "
+            f"{rss_before:.2f} | {rss_after:.2f} | {a0}/{o0} | {a1}/{o1} | {goal} |"
+        )
+    report = "\n".join(lines) + "\n"
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(report)
+    print(report)
+    if missed:
+        raise SystemExit(f"goals missed: {', '.join(missed)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--corpus", action="store_true", help="real renders (benchmarks/corpus.py) and generated bundles")
+    parser.add_argument("--only", default="", help="with --corpus: these inputs only (names, comma-separated)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--count", type=int, default=2000, help="ConfigMaps, Secrets and Deployments each")
     parser.add_argument("--linear-factor", type=int, default=10, help="the linearity case has this many times the documents")
     parser.add_argument("--before", default=BEFORE_REV, help="git revision timed as 'before'")
     parser.add_argument("--no-argocd", action="store_true", help="skip Argo CD's install.yaml (needs the Go module proxy once)")
     parser.add_argument("--load-note", default="", help="what else ran on the machine, for the record")
-    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "transform.md")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="the report (default: results/transform.md with --corpus, else results/transform-generated.md)",
+    )
     parser.add_argument("--with-slow", action="store_true", help="also time ruamel.yaml and kustomize for reference")
     parser.add_argument(
         "--clean-site",
@@ -125,6 +262,12 @@ def main() -> None:
         help="run every command in a virtualenv without .pth start-up hooks, as after installing a wheel",
     )
     args = parser.parse_args()
+    results = Path(__file__).parent / "results"
+    if args.corpus:
+        args.output = args.output or results / "transform.md"
+        corpus_main(args)
+        return
+    args.output = args.output or results / "transform-generated.md"
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         this_tree: Path | None = None

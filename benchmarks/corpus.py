@@ -1,0 +1,189 @@
+"""Builds the benchmark corpus of real renders: public charts and manifests from Go modules, rendered by the pinned helm.
+
+Everything comes through the Go module proxy (``go mod download``, into Go's module
+cache), the only source of upstream projects this machine reaches; the renders are
+cached in ``~/.cache/wavegen-bench/corpus``:
+
+    python benchmarks/corpus.py          # build what is missing, print the inputs
+    python benchmarks/corpus.py --list   # the inputs and their sizes
+
+Each chart is rendered once with its default values (``helm template --include-crds``,
+release ``bench``, namespace ``bench``); a chart's dependencies that live in remote
+repositories are dropped, since nothing but the module proxy is reachable. ``mix`` is
+every chart's render repeated with the namespace renamed, as a platform team's bundle
+of many releases would be. ``styles`` is generated (gen_bundle.styled_bundle).
+
+Not here: prometheus-operator's ``bundle.yaml`` (PyYAML's safe loader, the baseline, cannot
+load it: a plain ``=`` resolves to a tag it has no constructor for) and kube-prometheus
+(the module proxy refuses it: 403); its shape, a ConfigMapList of dashboards, is in ``styles``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_bundle import styled_bundle
+
+CACHE = Path(os.environ.get("WAVEGEN_BENCH_CACHE", Path.home() / ".cache" / "wavegen-bench"))
+CORPUS = CACHE / "corpus"
+TOOLS = Path(os.environ.get("WAVEGEN_TOOLS_DIR", Path.home() / ".cache" / "wavegen-tools")) / "bin"
+# Some of these modules need a newer Go than the machine's to build; only their zips are
+# read, but the go command still checks the version, so let it fetch that toolchain.
+GO_TOOLCHAIN = "go1.27.3"
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    module: str
+    version: str
+    path: str  # the chart's directory inside the module
+    values: tuple[str, ...] = ()  # --set values a chart needs to render at all
+
+
+@dataclass(frozen=True)
+class Manifest:
+    name: str
+    module: str
+    version: str
+    path: str  # a YAML file inside the module
+
+
+CHARTS = (
+    Chart("cert-manager", "github.com/cert-manager/cert-manager", "v1.21.2", "deploy/charts/cert-manager"),
+    Chart("external-secrets", "github.com/external-secrets/external-secrets", "v1.3.2", "deploy/charts/external-secrets"),
+    Chart("kyverno", "github.com/kyverno/kyverno", "v1.19.1", "charts/kyverno"),
+    Chart("gatekeeper", "github.com/open-policy-agent/gatekeeper/v3", "v3.23.1", "charts/gatekeeper"),
+    Chart("ingress-nginx", "k8s.io/ingress-nginx", "v0.0.0-20240708192948-52c50467d67d", "charts/ingress-nginx"),
+    Chart("metrics-server", "sigs.k8s.io/metrics-server", "v0.9.0", "charts/metrics-server"),
+    Chart("descheduler", "sigs.k8s.io/descheduler", "v0.36.0", "charts/descheduler"),
+    Chart("dapr", "github.com/dapr/dapr", "v1.14.0", "charts/dapr"),
+    Chart(
+        "loki",
+        "github.com/grafana/loki/v3",
+        "v3.7.8",
+        "production/helm/loki",
+        (
+            "loki.storage.bucketNames.chunks=chunks",
+            "loki.storage.bucketNames.ruler=ruler",
+            "loki.storage.bucketNames.admin=admin",
+            "loki.useTestSchema=true",
+        ),
+    ),
+)
+MANIFESTS = (Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),)
+MIX_COPIES = 20
+
+
+def module_dir(module: str, version: str) -> Path:
+    """The module's source, downloaded once into the benchmark cache."""
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    # The default module cache: hack/tools.sh fetched the same Go toolchain into it for Argo CD.
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "GO111MODULE": "on", "GOTOOLCHAIN": GO_TOOLCHAIN}
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run([go, "mod", "init", "wavegen-bench"], cwd=work, env=env, check=True, capture_output=True)
+        done = subprocess.run(
+            [go, "mod", "download", "-json", f"{module}@{version}"], cwd=work, env=env, capture_output=True, text=True
+        )
+    info = json.loads(done.stdout or "{}")
+    directory = info.get("Dir")
+    if not directory or not Path(directory).is_dir():
+        raise SystemExit(f"go mod download {module}@{version} failed: {info.get('Error') or done.stderr.strip()}")
+    return Path(directory)
+
+
+def _drop_remote_dependencies(chart: Path) -> None:
+    """Remove dependencies that are not in the chart's charts/ directory (helm would refuse to render)."""
+    meta = chart / "Chart.yaml"
+    text = meta.read_text()
+    if "dependencies:" not in text:
+        return
+    import yaml
+
+    data = yaml.safe_load(text)
+    present = {p.name for p in (chart / "charts").iterdir()} if (chart / "charts").is_dir() else set()
+    data["dependencies"] = [d for d in data.get("dependencies") or [] if d.get("name") in present]
+    meta.write_text(yaml.safe_dump(data, sort_keys=False))
+    (chart / "Chart.lock").unlink(missing_ok=True)
+
+
+def render_chart(chart: Chart) -> Path:
+    target = CORPUS / f"{chart.name}.yaml"
+    if target.exists():
+        return target
+    source = module_dir(chart.module, chart.version) / chart.path
+    with tempfile.TemporaryDirectory() as work:
+        copy = Path(work) / chart.name
+        shutil.copytree(source, copy)
+        for path in copy.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        _drop_remote_dependencies(copy)
+        env = {**os.environ, **{f"HELM_{k}_HOME": str(Path(work) / k.lower()) for k in ("CACHE", "CONFIG", "DATA")}}
+        argv = [str(TOOLS / "helm3"), "template", "bench", str(copy), "--namespace", "bench", "--include-crds"]
+        argv += [arg for value in chart.values for arg in ("--set", value)]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"helm template {chart.name} failed: {done.stderr.strip()}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(done.stdout)
+    return target
+
+
+def copy_manifest(manifest: Manifest) -> Path:
+    target = CORPUS / f"{manifest.name}.yaml"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(module_dir(manifest.module, manifest.version) / manifest.path, target)
+    return target
+
+
+def _without_crds(text: str) -> str:
+    documents = re.split(r"(?m)^(?=---$)", text)
+    return "".join(doc for doc in documents if "\nkind: CustomResourceDefinition\n" not in doc)
+
+
+def mix(renders: list[Path]) -> Path:
+    """Every chart's render but its CRDs (installed once, not per release), MIX_COPIES times, each copy in namespace bench-N."""
+    target = CORPUS / "mix.yaml"
+    if target.exists():
+        return target
+    texts = [_without_crds(path.read_text()) for path in renders]
+    parts = []
+    for copy in range(MIX_COPIES):
+        for text in texts:
+            parts.append(re.sub(r"\bnamespace: bench\b", f"namespace: bench-{copy}", text))
+    target.write_text("".join(part if part.endswith("\n") else part + "\n" for part in parts))
+    return target
+
+
+def styles(documents: int = 6000) -> Path:
+    target = CORPUS / f"styles-{documents}.yaml"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(styled_bundle(documents))
+    return target
+
+
+def corpus() -> dict[str, Path]:
+    """Every input of the corpus by name, built where missing."""
+    renders = [render_chart(chart) for chart in CHARTS]
+    inputs = {chart.name: path for chart, path in zip(CHARTS, renders, strict=True)}
+    inputs.update({m.name: copy_manifest(m) for m in MANIFESTS})
+    inputs["mix"] = mix(renders)
+    inputs["styles"] = styles()
+    return inputs
+
+
+if __name__ == "__main__":
+    for name, path in corpus().items():
+        text = path.read_text()
+        print(f"{name:28} {len(text.encode()):>11,} bytes {text.count(chr(10) + '---'):>6} documents  {path}")

@@ -1,0 +1,51 @@
+"""The subset reader against libyaml on real renders: public charts and manifests of benchmarks/corpus.py."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.tools import REPO_ROOT, in_ci, tool
+from tests.unit.test_fast_path_differential import assert_same
+from wavegen.stream import fastparse
+from wavegen.stream.split import split_stream
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+import corpus  # noqa: E402
+
+
+def real_renders() -> dict[str, Path]:
+    """The corpus' charts (rendered by the pinned helm) and manifests, built through the Go module proxy once."""
+    tool("helm3")  # a missing helm skips here, fails under CI
+    try:
+        renders = {chart.name: corpus.render_chart(chart) for chart in corpus.CHARTS}
+        renders.update({manifest.name: corpus.copy_manifest(manifest) for manifest in corpus.MANIFESTS})
+    except (SystemExit, OSError) as err:
+        message = f"the benchmark corpus could not be built: {err}"
+        pytest.fail(message) if in_ci() else pytest.skip(message)
+    return renders
+
+
+def test_both_paths_agree_on_every_real_render() -> None:
+    for name, path in real_renders().items():
+        try:
+            assert_same(path.read_bytes())
+        except AssertionError as err:
+            raise AssertionError(f"{name}: the fast path and libyaml disagree") from err
+
+
+def test_the_reader_takes_the_documents_of_real_renders() -> None:
+    """Guards the test above: the reader really reads these workloads, ConfigMaps and Secrets."""
+    kinds = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret", "Pod")
+    offered = accepted = 0
+    for path in real_renders().values():
+        for piece in split_stream(path.read_text()):
+            if any(f"\nkind: {kind}\n" in piece.text for kind in kinds):
+                offered += 1
+                accepted += fastparse.parse(piece.text) is not None
+    assert offered > 50
+    assert accepted == offered
