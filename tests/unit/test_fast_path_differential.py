@@ -30,15 +30,23 @@ FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name 
 
 
 def _outcome(data: bytes, options: Options, fast: bool) -> Any:
+    """What a run gives (outputs, findings, fallbacks, or its error) and what a whole-object engine reads.
+
+    The two are taken apart: a run reads only the planner's fields, the engine every field,
+    and an error of one must not hide what the other does.
+    """
     try:
         result = run([InputDocument("bundle.yaml", data)], options, fast=fast)
+        ran: Any = (result.outputs, [repr(f) for f in result.findings], result.fallbacks)
+    except WavegenError as err:
+        ran = ("error", str(err))
+    try:
         engine = Engine(options, fast=fast)
         engine.add(InputDocument("bundle.yaml", data))
     except WavegenError as err:
-        return ("error", str(err))
+        return ran, ("error", str(err))
     # repr, not ==: an alias may make a body refer to itself.
-    objects = repr([(o.uid, o.body, o.file, o.document, o.line) for o in engine.objects])
-    return (result.outputs, [repr(f) for f in result.findings], result.fallbacks, objects)
+    return ran, repr([(o.uid, o.body, o.file, o.document, o.line) for o in engine.objects])
 
 
 def assert_same(data: bytes, options: Options | None = None) -> None:
@@ -380,8 +388,8 @@ def test_the_reader_keeps_to_the_depth_limit() -> None:
     for levels in (MAX_DEPTH - 6, MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 4):
         data = _nested_configmap(levels)
         assert_same(data)
-    too_deep = _outcome(_nested_configmap(MAX_DEPTH + 4), Options(missing="ignore"), True)
-    assert too_deep[0] == "error" and "nests deeper" in too_deep[1]
+    too_deep, whole = _outcome(_nested_configmap(MAX_DEPTH + 4), Options(missing="ignore"), True)
+    assert too_deep[0] == "error" and "nests deeper" in too_deep[1] and whole == too_deep
     assert fastparse.parse(_nested_configmap(MAX_DEPTH - 6).decode()) is not None
     assert fastparse.parse(_nested_configmap(MAX_DEPTH).decode()) is None
 
@@ -505,7 +513,14 @@ def styled(draw: st.DrawFn) -> bytes:
     body = "\n".join(mapping("  ", 0)) + "\n"
     header = draw(st.sampled_from(["", "# Source: chart/templates/x.yaml\n"]))
     metadata = draw(
-        st.sampled_from(["metadata:\n  name: n\n", "metadata: {name: n}\n", 'metadata: {name: "n", labels: {a: b}}\n'])
+        st.sampled_from(
+            [
+                "metadata:\n  name: n\n",
+                "metadata: {name: n}\n",
+                'metadata: {name: "n", labels: {a: b}}\n',
+                "metadata:\n  name: n\n  labels: {a: b, a: c}\n",  # a key twice where nobody reads
+            ]
+        )
     )
     return f"---\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}".encode()
 
@@ -514,6 +529,15 @@ def styled(draw: st.DrawFn) -> bytes:
 @given(styled())
 def test_generated_styles(data: bytes) -> None:
     assert_same(data)
+
+
+def test_a_key_twice_in_a_flow_mapping_nobody_reads_is_an_error_on_both_paths() -> None:
+    """Flow collections outside the planner's fields are only shaped; libyaml accepts a key twice, the reference does not."""
+    for flow in ("{app: x, app: y}", "{a: {b: 1, b: 2}}", "[{name: a, name: b}]", "{a, a}", "[{x: 1, y: 2}, {x: 1, x: 2}]"):
+        data = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: " + flow + "\n").encode()
+        ran, _ = _outcome(data, Options(missing="ignore"), True)
+        assert ran[0] == "error" and "duplicate key" in ran[1], flow
+        assert_same(data)
 
 
 def test_styled_bundle() -> None:

@@ -537,6 +537,8 @@ def _flow_shaped(rest: str, room: int) -> bool:
             return False
     if "#" in rest or rest.rstrip(" ")[-1] not in "]}":
         return False
+    if "{" in rest and "," in rest:
+        return False  # a mapping may hold a key twice: an error the reference path reports, libyaml does not
     opens = rest.count("[") + rest.count("{")
     return opens == rest.count("]") + rest.count("}") and opens <= min(_FLOW_DEPTH, room + 1)
 
