@@ -52,6 +52,20 @@ def clean_site_python(into: Path) -> str:
     return str(python)
 
 
+def console_script(python: str, tree: Path) -> list[str]:
+    """`wavegen` as its installed console script runs it (the wrapper pip writes), from ``tree``.
+
+    Not ``python -m wavegen``: runpy imports importlib.util and contextlib first, start-up
+    time an installed `wavegen` does not pay. The tree goes first on sys.path explicitly,
+    since PYTHONPATH alone loses to an editable install's import hook.
+    """
+    launcher = (
+        f"import re, sys; sys.path.insert(0, {str(tree)!r}); from wavegen.cli.main import main; "
+        "sys.argv[0] = 'wavegen'; sys.exit(main())"
+    )
+    return [python, "-c", launcher]
+
+
 def export_revision(revision: str, into: Path) -> Path:
     into.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True).stdout
@@ -84,21 +98,15 @@ def main() -> int:
         # CI images) would make every run here recompile sources instead, so drop it and compile
         # each timed tree up front.
         base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-        transform = [python, "-m", "wavegen", "transform", str(bundle)]
+        transform = [*console_script(python, ROOT), "transform", str(bundle)]
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
             "baseline: python -c 'import yaml'": ([python, "-c", "import yaml"], base_env),
             "after: wavegen transform (this tree)": (transform, {**base_env, "PYTHONPATH": str(ROOT)}),
         }
         if args.before:
             tree = export_revision(args.before, Path(tmp) / "before")
-            # PYTHONPATH alone loses to an editable install's import hook, which would time this
-            # tree again: put the exported tree first on sys.path explicitly.
-            launcher = (
-                f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); sys.argv[0] = 'wavegen'; "
-                "runpy.run_module('wavegen', run_name='__main__')"
-            )
             variants[f"before: wavegen transform ({args.before})"] = (
-                [python, "-c", launcher, "transform", str(bundle)],
+                [*console_script(python, tree), "transform", str(bundle)],
                 base_env,
             )
         if args.typer_path:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import crd_bundle, workload_bundle
-from startup_bench import clean_site_python, load_average
+from startup_bench import clean_site_python, console_script, load_average
 
 BASELINE = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader))"
 RUAMEL = (
@@ -103,15 +103,10 @@ def compile_bytecode(python: str, package: Path) -> None:
 
 
 def wavegen_command(python: str, code_dir: Path | None) -> list[str]:
-    """`wavegen transform` from this checkout, or from an exported revision (put first on sys.path)."""
+    """`wavegen transform` as the installed console script runs it, from this checkout or an exported revision."""
     if code_dir is None:
         return [python, "-m", "wavegen", "transform"]
-    # runpy rather than -m: -m would find the directory holding the checkout first only by cwd.
-    launcher = (
-        f"import sys, runpy; sys.path.insert(0, {str(code_dir)!r}); sys.argv[0] = 'wavegen'; "
-        "runpy.run_module('wavegen', run_name='__main__')"
-    )
-    return [python, "-c", launcher, "transform"]
+    return [*console_script(python, code_dir), "transform"]
 
 
 ACCEPTANCE = """

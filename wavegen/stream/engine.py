@@ -6,7 +6,7 @@ import gc
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import IO, Any, Final, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, Node
@@ -16,7 +16,7 @@ from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanRe
 from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
-from . import fallback, fastparse
+from . import fastparse
 from .nodes import (
     can_check_at_once,
     check_depth,
@@ -31,6 +31,9 @@ from .nodes import (
 )
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
+
+if TYPE_CHECKING:
+    from . import fallback
 
 _KIND = re.compile(r"""^(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)""", re.M)
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
@@ -609,7 +612,7 @@ class Engine:
                 key = (file_index, piece_index)
                 if key in unsafe:
                     try:
-                        chunks.append(fallback.roundtrip(piece.text, changes[key]))
+                        chunks.append(_roundtrip(piece.text, changes[key]))
                     except WavegenError as err:
                         raise err.located(file=parsed.name, document=piece.number, line_offset=piece.line) from None
                     fallbacks.append(f"{parsed.name}, document {piece.number}")
@@ -617,12 +620,19 @@ class Engine:
                     try:
                         chunks.append(apply_edits(piece.text, edits[key]))
                     except Unsafe:
-                        chunks.append(fallback.roundtrip(piece.text, changes[key]))
+                        chunks.append(_roundtrip(piece.text, changes[key]))
                         fallbacks.append(f"{parsed.name}, document {piece.number}")
                 else:
                     chunks.append(piece.text)
             outputs.append(Output(parsed.name, parsed.text_chunks(), chunks, True))
         return outputs, fallbacks
+
+
+def _roundtrip(text: str, changes: list[fallback.Change]) -> str:
+    # Imported here: the structural round trip is rare, and its module costs start-up time.
+    from .fallback import roundtrip
+
+    return roundtrip(text, changes)
 
 
 def _as_read(parsed: _ParsedFile) -> Output:

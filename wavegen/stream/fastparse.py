@@ -36,7 +36,7 @@ _ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
     " ": " ", '"': '"', "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }  # fmt: skip
-_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+_ESCAPE = r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))"
 # A block scalar's header: style, then indentation and chomping indicators in either order.
 _BLOCK_HEADER = re.compile(r"([|>])(?:([1-9])([-+]?)|([-+])([1-9]?))?(?: *| +#.*)")
 # Nesting a one-line flow collection may add, at most (the block levels around it leave room for it).
@@ -51,7 +51,7 @@ _UNREAD = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n
 # Characters libyaml's reader refuses: controls other than TAB, LF, CR and NEL, surrogates,
 # U+FFFE and U+FFFF. (Listed rather than negating the allowed ranges: that class takes
 # ~10 ms to compile, a cost every run would pay.)
-_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NOT_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 # The ASCII characters the reader takes: those libyaml's reader accepts (_NOT_PRINTABLE
 # matches none of them) but tab and CR, which _UNREAD turns away.
 _READ_ASCII = bytes((10, *range(32, 127)))
@@ -64,7 +64,8 @@ def _unreadable(text: str) -> bool:
     if text.isascii():
         # One C pass for all single characters, instead of a search for each and the pattern.
         return bool(text.encode("ascii").translate(None, _READ_ASCII)) or any(part in text for part in _UNREAD_LINES)
-    return any(part in text for part in _UNREAD) or _NOT_PRINTABLE.search(text) is not None
+    # Compiled when first needed (re caches it): ASCII documents, the usual ones, never need it.
+    return any(part in text for part in _UNREAD) or re.search(_NOT_PRINTABLE, text) is not None
 
 
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
@@ -128,7 +129,7 @@ def _unescape(body: str) -> str:
             raise _Bail
         return escaped
 
-    return _ESCAPE.sub(one, body)
+    return re.sub(_ESCAPE, one, body)  # compiled once, when first needed (re caches it)
 
 
 def _plain_start(text: str) -> bool:

@@ -427,7 +427,10 @@ def node_at(root: Node, path: tuple[str, ...]) -> Node | None:
 
 # A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
 # (``metadata.annotations[wavegen.io/extra-secrets]``).
-_FIELD_PART = re.compile(r"\[([^\]]*)\]|([^.\[]+)")
+# Compiled when first needed: only findings ask for it, and compiling costs start-up time.
+@functools.cache
+def _field_parts() -> re.Pattern[str]:
+    return re.compile(r"\[([^\]]*)\]|([^.\[]+)")
 
 
 def line_of(root: Node, dotted: str) -> int:
@@ -441,7 +444,7 @@ def line_of(root: Node, dotted: str) -> int:
     line = int(root.start_mark.line)
     item_line: int | None = None
     node: Node = root
-    for match in _FIELD_PART.finditer(dotted):
+    for match in _field_parts().finditer(dotted):
         bracket, name = match.groups()
         if bracket is not None and bracket.isdigit():
             index = int(bracket)
