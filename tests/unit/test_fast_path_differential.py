@@ -432,8 +432,11 @@ def test_rows_split_from_known_heads_equal_the_pattern_split(parts: list[tuple[s
 
 
 SCALARS = st.sampled_from(
-    ["v", "yes", "No", "1", "1.5", "~", "null", "0x1F", "2001-12-14", "-1", "-x", "--flag=1", "a b", "é", "x/y.z", "?q", ":c"]
-)
+    [
+        "v", "yes", "No", "1", "1.5", "~", "null", "0x1F", "2001-12-14", "-1", "-x", "--flag=1", "a b", "é", "x/y.z", "?q",
+        ":c", "<Client ID>", "<<", "=", "=x", "<",
+    ]
+)  # fmt: skip
 QUOTED = st.sampled_from(
     [
         '"plain"', '"a: b"', '"# not a comment"', '"tab\\there"', '"new\\nline"', '"\\"q\\""', '"\\\\"', '"\\x41\\u00e9"',
@@ -446,7 +449,7 @@ FLOWS = st.sampled_from(
         "{}", "[]", "{a: b}", "{a: b, c: d}", '{a: "b", c: \'d\'}', "[1, 2]", '["x", y]', "[ a , b ]", "{a: [1, {b: c}]}",
         "[{name: x, value: y}]", "{a: b,}", "[a, ]", "{a: b", "[a", "{a:b}", "{a: b: c}", "[a: b]", "{1: x}", "{a: b, a: c}",
         "[-x, --y]", "[- x]", "{a: {b: {c: {d: e}}}}", "[a, [b, [c]]]", "{a: b} # c", "{a: b}#c", "[x] tail", "[http://x]",
-        "{? a}", "[a #b]", "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
+        "{? a}", "[a #b]", "[<a>, =x]", "{k: <<}", "[=]", "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
     ]
 )  # fmt: skip
 COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])

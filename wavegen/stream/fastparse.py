@@ -133,11 +133,14 @@ def _unescape(body: str) -> str:
 
 
 def _plain_start(text: str) -> bool:
-    """Whether a plain scalar may start with text's first character (``-x``, ``?x`` and ``:x`` may)."""
+    """Whether a plain scalar may start with text's first character (``-x``, ``?x`` and ``:x`` may,
+    and ``<`` and ``=`` but for the merge key ``<<`` and the value key ``=``)."""
     first = text[0]
     if first not in _NOT_PLAIN_START:
         return True
-    return first in "-?:" and len(text) > 1 and text[1] != " "
+    if first in "-?:":
+        return len(text) > 1 and text[1] != " "
+    return first in "<=" and text != "<<" and text != "="
 
 
 def _plain_line(text: str) -> str:
