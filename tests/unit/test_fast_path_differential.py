@@ -464,6 +464,23 @@ def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
     return [header, *(deep + line if line else "" for line in lines)]
 
 
+# Lines of a quoted scalar over several lines: folding, escapes, escaped breaks, spaces, indicators.
+QUOTED_LINES = st.sampled_from(
+    ["x", "two words", "", "   ", "end\\", "tab\\t", "sp\\ ", "a: b", "# c", "- d", "it''s", '\\"q\\"', "trail  ", "x #y"]
+)
+
+
+def _quoted_over_lines(draw: st.DrawFn, pad: str) -> list[str]:
+    quote = draw(st.sampled_from(['"', "'"]))
+    first = draw(QUOTED_LINES)
+    more = draw(st.lists(QUOTED_LINES, min_size=1, max_size=4))
+    deep = pad + draw(st.sampled_from(["  ", "    ", " ", ""]))  # "": not indented past the key
+    tail = draw(st.sampled_from(["", "", " # c", " x", "  "]))
+    body = [deep + line if line else "" for line in more]
+    body[-1] = f"{deep}{more[-1]}{quote}{tail}"
+    return [quote + first, *body]
+
+
 @st.composite
 def styled(draw: st.DrawFn) -> bytes:
     """Documents in every style at once: flow collections, quoted and block scalars, multi-line
@@ -474,6 +491,8 @@ def styled(draw: st.DrawFn) -> bytes:
         if choice == 0:
             return [draw(SCALARS) + draw(COMMENTS)]
         if choice == 1:
+            if draw(st.booleans()):
+                return _quoted_over_lines(draw, pad)
             return [draw(QUOTED) + draw(COMMENTS)]
         if choice == 2:
             return [draw(FLOWS)]
@@ -544,6 +563,26 @@ def test_a_key_twice_in_a_flow_mapping_nobody_reads_is_an_error_on_both_paths() 
         assert_same(data)
 
 
+@st.composite
+def quoted_over_lines_documents(draw: st.DrawFn) -> bytes:
+    """ConfigMaps whose values are quoted scalars over several lines (and sometimes a sequence of them)."""
+    lines = ["---", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: q", "data:"]
+    for index in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            head, *rest = _quoted_over_lines(draw, "  ")
+            lines.extend([f"  k{index}: {head}", *rest])
+        else:
+            head, *rest = _quoted_over_lines(draw, "    ")
+            lines.extend([f"  k{index}:", f"    - {head}", *rest])
+    return ("\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(quoted_over_lines_documents())
+def test_generated_quoted_scalars_over_lines(data: bytes) -> None:
+    assert_same(data)
+
+
 def test_styled_bundle() -> None:
     assert_same(styled_bundle(60).encode())
 
@@ -555,6 +594,8 @@ def test_the_fast_path_reads_the_styles_people_write() -> None:
     workloads = [t for t in pieces if "kind: Deployment" in t or "kind: StatefulSet" in t or "kind: DaemonSet" in t]
     assert any("      annotations: {" in t for t in workloads) and any("      annotations:\n" in t for t in workloads)
     assert all(fastparse.template_node(t, ("spec", "template")) is not None for t in workloads)
+    over_lines = ('a: "one\n  two"\n', "a:\n  - 'x\n\n    y'\n", 'a: "x\\\n   y" # c\n')
+    assert [fastparse.parse(text)[0]["a"] for text in over_lines] == ["one two", ["x\ny"], "xy"]  # type: ignore[index]
 
 
 LIST_DOCUMENTS = [

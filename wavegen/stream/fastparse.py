@@ -1,11 +1,11 @@
 """Reads common block-style documents without libyaml: a strict subset of YAML, else None.
 
 Every document this reader accepts is one libyaml accepts too, with the same value: it
-takes block mappings and sequences; plain scalars (also over several lines), quoted ones
-on one line (double-quoted with escapes), ``|`` and ``>`` block scalars with their
-indicators, one-line flow collections and comments; it checks indentation as
-it goes, and returns None for anything else (tabs, anchors, tags, multi-line flow or
-quoted scalars, directives, unprintable characters...), which then goes through libyaml.
+takes block mappings and sequences; plain and quoted scalars (also over several lines;
+double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators, one-line
+flow collections and comments; it checks indentation as it goes, and returns None for
+anything else (tabs, anchors, tags, multi-line flow collections, directives, unprintable
+characters...), which then goes through libyaml.
 Scalars resolve through the same tables as the reference path. The differential tests
 hold both paths to identical results.
 """
@@ -301,6 +301,68 @@ def _flow_line(rest: str, room: int) -> Any:
     return value
 
 
+# A quoted scalar's text up to its closing quote or the end of its line.
+_DOUBLE_PART = re.compile(r'(?:[^"\\]|\\.)*')
+_SINGLE_PART = re.compile(r"(?:[^']|'')*")
+# What may follow a quoted scalar's closing quote: spaces, or spaces and a comment.
+_QUOTED_TAIL = re.compile(r" *| +#.*")
+
+
+def _quoted_lines(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, int]:
+    """A quoted scalar that starts on line i (``rest``) and closes on a later line, folded as
+    libyaml folds it; its lines past the first must be indented past ``indent``."""
+    double = rest[0] == '"'
+    part = _DOUBLE_PART if double else _SINGLE_PART
+    quote = rest[0]
+    text = rest[1:]
+    values: list[str] = []
+    joins: list[str] = []
+    breaks = 0
+    escaped_break = False
+    count = len(lines)
+    j = i
+    while True:
+        body = part.match(text).group()  # type: ignore[union-attr]  # it matches every string
+        after = text[len(body) :]
+        if after[:1] == quote:
+            if j == i or not _QUOTED_TAIL.fullmatch(after[1:]):
+                raise _Bail  # one line (the caller's), or something after the closing quote
+            values.append(body)
+            break
+        if after:
+            if not (double and after == "\\"):
+                raise _Bail
+            escaped_break = True  # a backslash ending the line: the break is dropped, not folded
+        elif body.rstrip(" ") != body and (double and body.rstrip(" ").endswith("\\")):
+            raise _Bail  # trailing spaces an escape may hold: left to libyaml
+        else:
+            body = body.rstrip(" ")
+        values.append(body)
+        j += 1
+        breaks = 0
+        while j < count and lines[j] == "":
+            breaks += 1
+            j += 1
+        if j >= count:
+            raise _Bail
+        line = lines[j]
+        content = line.lstrip(" ")
+        if not content or len(line) - len(content) <= indent:
+            raise _Bail  # spaces alone, or a line not indented past the owning block
+        if escaped_break:
+            joins.append("\n" * breaks)
+            escaped_break = False
+        else:
+            joins.append("\n" * breaks if breaks else " ")
+        text = content
+    values = [_unescape(value) for value in values] if double else [value.replace("''", "'") for value in values]
+    folded = [values[0]]
+    for join, value in zip(joins, values[1:], strict=True):
+        folded.append(join)
+        folded.append(value)
+    return "".join(folded), j + 1
+
+
 def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> tuple[Any, int]:
     """A value starting on line i after a key or dash; ``indent`` is the owning block's column,
     ``room`` the nesting levels a flow collection may still add."""
@@ -308,13 +370,13 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
     if first == '"':
         match = _DOUBLE.fullmatch(rest)
         if match is None:
-            raise _Bail
+            return _quoted_lines(lines, rest, i, indent)
         body = match.group(1)
         return (_unescape(body) if "\\" in body else body), i + 1
     if first == "'":
         match = _SINGLE.fullmatch(rest)
         if match is None:
-            raise _Bail
+            return _quoted_lines(lines, rest, i, indent)
         return match.group(1).replace("''", "'"), i + 1
     if first in "|>":
         return _block_scalar(lines, rest, i, indent)
