@@ -143,6 +143,12 @@ def _plain_start(text: str) -> bool:
     return first in "<=" and text != "<<" and text != "="
 
 
+def _flow_plain_start(text: str) -> bool:
+    """Whether a plain scalar inside a flow collection may start with text's first character:
+    there ``?`` and ``:`` are indicators whatever follows them."""
+    return text[0] not in "?:" and _plain_start(text)
+
+
 def _plain_line(text: str) -> str:
     """A plain scalar's text on one line, without a trailing comment ("" when it is not one this reader takes)."""
     cut = text.find(" #")
@@ -233,7 +239,7 @@ def _flow_value(text: str, tokens: list[_Token], index: int, depth: int, limit: 
     kind, start, end = tokens[index]
     if kind == _FLOW_PLAIN:
         value = text[start:end]
-        if not _plain_start(value):
+        if not _flow_plain_start(value):
             raise _Bail
         return _resolve_plain(value), index + 1
     if kind == _DOUBLE_QUOTED:
