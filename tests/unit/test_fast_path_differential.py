@@ -450,7 +450,10 @@ FLOWS = st.sampled_from(
         "[{name: x, value: y}]", "{a: b,}", "[a, ]", "{a: b", "[a", "{a:b}", "{a: b: c}", "[a: b]", "{1: x}", "{a: b, a: c}",
         "[-x, --y]", "[- x]", "{a: {b: {c: {d: e}}}}", "[a, [b, [c]]]", "{a: b} # c", "{a: b}#c", "[x] tail", "[http://x]",
         "{? a}", "[a #b]", "[<a>, =x]", "{k: <<}", "[=]",
-        "{?a: b}", "[?x]", "[x, ?y]", "{a: ?b}", "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
+        '["a, b", c]', "{a: b , c: d}", '{a: "x", b: \'y\'}', '["a","b"]', "[a b, c]", "{a:   b}", "{a: -1, b: ~}",
+        "['it''s']", "{url: http://x}", "[*a]", '{"k": v}', '[a"b]', "{a: b}  ", "{a: b, c: d, a: e}", '["x" ]',
+        "{a: yes, b: 0o7}", "[,]", "{a: }", '{a: ""}', "{a: 'b, c'}", "{?a: b}", "[?x]", "[x, ?y]", "{a: ?b}",
+        "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
     ]
 )  # fmt: skip
 COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])
@@ -595,6 +598,10 @@ def test_the_fast_path_reads_the_styles_people_write() -> None:
     workloads = [t for t in pieces if "kind: Deployment" in t or "kind: StatefulSet" in t or "kind: DaemonSet" in t]
     assert any("      annotations: {" in t for t in workloads) and any("      annotations:\n" in t for t in workloads)
     assert all(fastparse.template_node(t, ("spec", "template")) is not None for t in workloads)
+    # flat flow collections are split at their commas, not tokenized (the comparisons above hold both to libyaml)
+    assert fastparse._flat_flow('{app: x, tier: "web"}') == {"app": "x", "tier": "web"}
+    assert fastparse._flat_flow('["--port", 80]') == ["--port", fastparse._resolve_plain("80")]
+    assert fastparse._flat_flow("{a: [b]}") is fastparse._UNSEEN
     over_lines = ('a: "one\n  two"\n', "a:\n  - 'x\n\n    y'\n", 'a: "x\\\n   y" # c\n')
     assert [fastparse.parse(text)[0]["a"] for text in over_lines] == ["one two", ["x\ny"], "xy"]  # type: ignore[index]
 

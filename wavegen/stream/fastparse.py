@@ -297,9 +297,62 @@ def _flow(text: str, limit: int = _FLOW_DEPTH) -> tuple[Any, int]:
     return value, end
 
 
+# Characters a flat flow collection (see _flat_flow) holds none of.
+_NOT_FLAT = re.compile(r"[\[\]{}#\\]")
+
+
+def _flat_item(part: str) -> Any:
+    """A scalar between the commas of a flat flow collection, or _UNSEEN for one left to the tokenizer."""
+    first = part[:1]
+    if first == '"' or first == "'":
+        body = part[1:-1]
+        if len(part) < 2 or part[-1] != first or first in body:
+            return _UNSEEN
+        return body
+    if not part or ":" in part or '"' in part or "'" in part or not _flow_plain_start(part):
+        return _UNSEEN
+    return _resolve_plain(part)
+
+
+def _flat_flow(rest: str) -> Any:
+    """The value of a one-line flow collection of scalars without nesting, escapes or comments
+    (``{app: x, tier: web}``, ``["--port", "80"]``) read by splitting at its commas; _UNSEEN
+    for any other, which the tokenizer reads (and words). Items hold no commas: a comma
+    inside quotes would be split, so such quotes make the item _UNSEEN."""
+    close = rest.find("}" if rest[0] == "{" else "]")
+    if close < 0:
+        return _UNSEEN
+    inner = rest[1:close]
+    if _NOT_FLAT.search(inner) is not None:
+        return _UNSEEN
+    tail = rest[close + 1 :]
+    if tail and tail.strip(" "):
+        return _UNSEEN  # a comment or more after it: the tokenizer decides
+    parts = inner.split(",")
+    if rest[0] == "[":
+        items = [_flat_item(part.strip(" ")) for part in parts]
+        return _UNSEEN if _UNSEEN in items else items
+    mapping: dict[str, Any] = {}
+    for part in parts:
+        key, colon, value = part.partition(": ")
+        key = key.lstrip(" ")
+        if not colon or not key or key[-1] == " " or ":" in key or '"' in key or "'" in key:
+            return _UNSEEN
+        if not _flow_plain_start(key) or not _good_key(key):
+            return _UNSEEN
+        item = _flat_item(value.strip(" "))
+        if item is _UNSEEN:
+            return _UNSEEN
+        mapping[key] = item
+    return mapping if len(mapping) == len(parts) else _UNSEEN  # a key twice: the tokenizer refuses it
+
+
 def _flow_line(rest: str, room: int) -> Any:
     """A one-line flow collection and nothing after it but spaces or a comment; ``room``: the
     levels it may nest beyond its first (an empty one needs none)."""
+    flat = _flat_flow(rest)
+    if flat is not _UNSEEN:
+        return flat
     value, end = _flow(rest, min(_FLOW_DEPTH, room + 1))
     tail = rest[end:]
     if tail and not (tail.strip(" ") == "" or (tail[0] == " " and tail.lstrip(" ")[0] == "#")):
