@@ -200,3 +200,29 @@ def cuts(text: str) -> list[list[str]]:
 def test_same_text_compares_the_joined_texts(left: str, right: str) -> None:
     for a, b in itertools.product(cuts(left), cuts(right)):
         assert engine.same_text(a, b) is (left == right), (a, b)
+
+
+def test_documents_passed_through_are_checked_in_bounded_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml checks what the reader does not read in UTF-8 batches, never the whole input at once."""
+    crd = (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: c{i}\nspec:\n"
+        + ("  description: " + "x" * 1000 + "\n") * 20
+    )
+    bundle = "---\n".join(crd.format(i=i) for i in range(40))
+    assert len(bundle) > 12 * WRITE_BATCH_CHARS
+    checked: list[str | bytes] = []
+    accepts = engine.libyaml_accepts
+
+    def recording(text: str | bytes) -> bool:
+        checked.append(text)
+        return accepts(text)
+
+    monkeypatch.setattr(engine, "libyaml_accepts", recording)
+    run([InputDocument("crds.yaml", bundle.encode())], Options())
+    assert len(checked) > 1 and all(isinstance(batch, bytes) for batch in checked)
+    assert max(len(batch) for batch in checked) < WRITE_BATCH_CHARS + len(crd) + 100
+    assert b"".join(checked).decode() == bundle  # every document, each once
+    # A bad document in a later batch still fails the check: its error is worded piece by piece.
+    broken = bundle + "---\nkind: CustomResourceDefinition\nmetadata: {name: [\n"
+    with pytest.raises(WavegenError, match="document 41"):
+        run([InputDocument("crds.yaml", broken.encode())], Options())

@@ -397,7 +397,9 @@ class Engine:
                 except WavegenError:
                     return False
                 unchecked.append(piece.text)
-        if unchecked and not libyaml_accepts("".join(unchecked)):
+        # In batches of UTF-8 bytes, which libyaml reads in place: one joined text (and the
+        # UTF-8 copy libyaml makes of a str) would add twice the unchecked input to peak memory.
+        if unchecked and not all(libyaml_accepts(batch) for batch in encode_chunks(unchecked)):
             return False
         first_uid = len(self.objects)
         try:

@@ -217,8 +217,8 @@ def can_check_at_once(text: str) -> bool:
     return not text.startswith(("%", "...")) and not any(marker in text for marker in _CONTEXT_SENSITIVE)
 
 
-def libyaml_accepts(text: str) -> bool:
-    """Whether libyaml parses the text without error, in one C pass (nothing is built)."""
+def libyaml_accepts(text: str | bytes) -> bool:
+    """Whether libyaml parses the text (or its UTF-8 bytes) without error, in one C pass (nothing is built)."""
     try:
         _CParser(text).raw_parse()
     except yaml.YAMLError:
