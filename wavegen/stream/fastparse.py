@@ -26,11 +26,12 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
 # A plain key: no spaces, no quotes, no flow or anchor indicators, and ": " or end of line after it.
 _KEY = re.compile(r"([A-Za-z0-9_./][A-Za-z0-9_./-]*):(?: +|$)")
-# A quoted scalar on one line, then spaces or a comment.
-_DOUBLE = re.compile(r'"((?:[^"\\]|\\.)*)"(?: *| +#.*)')
-_SINGLE = re.compile(r"'((?:[^']|'')*)'(?: *| +#.*)")
-_DOUBLE_IN_FLOW = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_SINGLE_IN_FLOW = re.compile(r"'((?:[^']|'')*)'")
+# A quoted scalar on one line, then spaces or a comment. (Quoted bodies are written as
+# "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
+_DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
+_SINGLE = re.compile(r"'([^']*(?:''[^']*)*)'(?: *| +#.*)")
+_DOUBLE_IN_FLOW = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
+_SINGLE_IN_FLOW = re.compile(r"'([^']*(?:''[^']*)*)'")
 # libyaml's escapes of double-quoted scalars (those with a fixed meaning; "/" is left to libyaml).
 _ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
@@ -199,7 +200,9 @@ def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
 
 # A token of a one-line flow collection: an indicator, a quoted scalar, ": ", or a plain scalar
 # (with the spaces after it). Plain ones stop at ":" and "#", which this reader leaves to libyaml.
-_FLOW_TOKEN = re.compile(r""" *(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|('(?:[^']|'')*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))""")
+_FLOW_TOKEN = re.compile(
+    r""" *(?:([\[\]{},])|("[^"\\]*(?:\\.[^"\\]*)*")|('[^']*(?:''[^']*)*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))"""
+)
 _INDICATOR, _DOUBLE_QUOTED, _SINGLE_QUOTED, _VALUE, _FLOW_PLAIN = range(1, 6)
 _STYLE = {_DOUBLE_QUOTED: '"', _SINGLE_QUOTED: "'", _FLOW_PLAIN: ""}
 _Token = tuple[int, int, int]  # kind, start, end
@@ -361,8 +364,8 @@ def _flow_line(rest: str, room: int) -> Any:
 
 
 # A quoted scalar's text up to its closing quote or the end of its line.
-_DOUBLE_PART = re.compile(r'(?:[^"\\]|\\.)*')
-_SINGLE_PART = re.compile(r"(?:[^']|'')*")
+_DOUBLE_PART = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')
+_SINGLE_PART = re.compile(r"[^']*(?:''[^']*)*")
 # What may follow a quoted scalar's closing quote: spaces, or spaces and a comment.
 _QUOTED_TAIL = re.compile(r" *| +#.*")
 
@@ -526,7 +529,7 @@ def _fold(body: list[str]) -> str:
 
 
 # A quoted key (no escapes) and what follows its ": ".
-_QUOTED_KEY = re.compile(r"""(?:"([^"\\]*)"|'((?:[^']|'')*)'):(?: +|\Z)(.*)""", re.S)
+_QUOTED_KEY = re.compile(r"""(?:"([^"\\]*)"|'([^']*(?:''[^']*)*)'):(?: +|\Z)(.*)""", re.S)
 # First characters of values that are not plain scalars for sure ("-", "?" and ":" may start one).
 _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
@@ -539,6 +542,7 @@ _ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|
 # (nothing more), _PLAIN (a one-line plain scalar, resolved here) or _OTHER.
 _Row = tuple[int, str, str, str, int, Any]
 _BLANK, _SCALAR, _BAD_KEY, _EMPTY, _PLAIN, _OTHER = range(6)
+_END_ROW: _Row = (0, "", "", "", _BLANK, None)
 # Lines repeat across the documents of a bundle ("    spec:", "      - name: app"): each
 # distinct line is split once per run. Bounded, and per run only: lines may hold secret values.
 _MAX_CACHED_ROWS = 1024
@@ -557,6 +561,14 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     if head is not None:
         column, dash, key = head
         rest = line[cut + 2 :].lstrip(" ")
+        if rest and rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+            # The usual line: a known head (its key was found good) and a one-line plain scalar.
+            value = plains.get(rest, _UNSEEN)
+            if value is _UNSEEN:
+                value = _resolve_plain(rest)
+                if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
+                    plains[rest] = value
+            return column, dash, key, rest, _PLAIN, value
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
         column = len(spaces)
@@ -599,6 +611,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
 
 
 def _rows(lines: list[str], cache: RowCache, plains: dict[str, Any]) -> list[_Row]:
+    """The rows of lines, and a blank row past the last (so that looking at row i + 1 needs no bounds check)."""
     rows: list[Any] = [cache.get(line) for line in lines]
     if None in rows:
         for index, cached in enumerate(rows):
@@ -607,6 +620,7 @@ def _rows(lines: list[str], cache: RowCache, plains: dict[str, Any]) -> list[_Ro
                 row = rows[index] = _row(line, plains)
                 if len(cache) < _MAX_CACHED_ROWS:
                     cache[line] = row
+    rows.append(_END_ROW)
     return rows
 
 
@@ -651,7 +665,7 @@ def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
 
 # A quoted scalar where a flow collection's token starts, kept to its one line: what libyaml
 # reads as a quoted scalar there too.
-_QUOTED_TOKEN = re.compile(r"""((?:[\[{,]|: ) *)(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')""")
+_QUOTED_TOKEN = re.compile(r"""((?:[\[{,]|: ) *)(?:"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*')""")
 
 
 def _flow_shaped(rest: str, room: int) -> bool:
@@ -708,21 +722,23 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 continue
             raise _Bail  # a scalar line of its own, or a key outside the subset
         if pending is not None:
-            if pending.__class__ is list and column <= pending_column:
-                pass  # "-" alone, then the next item or less: the item is null
-            elif column > pending_column or (column == pending_column and dash and pending.__class__ is dict):
+            # After "-" alone, the next item or less leaves the item null; after "key:", a line no
+            # deeper (but for a sequence at the key's column) leaves the value null.
+            if column > pending_column or (column == pending_column and dash and pending.__class__ is dict):
                 # The value of "key:" is the block starting here (a sequence may sit at its key's column).
                 nested: Any = [] if dash else {}
                 enclosing.append((top, block, in_sequence, kept))
                 if len(enclosing) > _MOST_ENCLOSING:
                     raise _Bail
-                if kept is None or pending.__class__ is list:
+                if kept is None:
                     pending[pending_key] = nested
                 elif pending_key in kept:
                     kept = kept[pending_key]
                     pending[pending_key] = nested
                     if kept.__class__ is TemplateFields and not dash and template is None:
                         template = kept.path, i, column
+                elif pending.__class__ is list:
+                    pending[pending_key] = nested  # the item of a "-" alone (its key is an index)
                 else:
                     kept = _UNKEPT  # read and checked, then dropped with its document
                 top = column
@@ -738,7 +754,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 raise _Bail
         if in_sequence:
             if not key:
-                if shape == _PLAIN and (i + 1 == count or rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
+                if shape == _PLAIN and (rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
                     block.append(value)
                     i += 1
                     continue
@@ -778,7 +794,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
             pending_key = key
             pending_column = column
             i += 1
-        elif shape == _PLAIN and (i + 1 == count or rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
+        elif shape == _PLAIN and (rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
             block[key] = value  # the usual case: the next line is no continuation of the scalar
             i += 1
         elif rest[0] in "[{":
