@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .core.model import ConfigSource, Finding, Reference, Severity, SourceKey
     from .core.plan import HASH_ANNOTATION, KubeObject, Options, Plan, plan
     from .errors import WavegenError

@@ -567,6 +567,7 @@ def test_a_key_twice_in_a_flow_mapping_nobody_reads_is_an_error_on_both_paths() 
         assert_same(data)
 
 
+
 @st.composite
 def quoted_over_lines_documents(draw: st.DrawFn) -> bytes:
     """ConfigMaps whose values are quoted scalars over several lines (and sometimes a sequence of them)."""

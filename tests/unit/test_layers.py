@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,11 +82,11 @@ def test_offline_commands_never_import_the_controller(argv: list[str], tmp_path:
 
 #: Not needed by a plain `wavegen transform`: typer and click (the command line for everything else and for
 #: help, completion and usage errors) included, see cli/main.py; nor dataclasses, which imports inspect (with
-#: ast, dis, tokenize), see core/record.py.
+#: ast, dis, tokenize), see core/record.py; nor typing (about 4 ms), imported for type checkers only.
 NOT_FOR_TRANSFORM = (
     "typer", "click", "jinja2", "rich", "pydantic", "ruamel", "urllib3", "http", "tempfile",
     "difflib", "wavegen.cli.app", "wavegen.cli.plan", "wavegen.cli.watch", "wavegen.render.plan_report",
-    "dataclasses", "inspect",
+    "dataclasses", "inspect", "typing", "wavegen.stream.fallback",
 )  # fmt: skip
 
 
@@ -99,7 +100,8 @@ def test_transform_imports_no_typer_templates_rich_text_or_pydantic(flags: list[
 
 
 def test_the_import_check_sees_typer(tmp_path: Path) -> None:
-    assert "typer" in imported_by(["transform", "--help"], tmp_path)  # help is typer's: the probe can fail
+    modules = imported_by(["transform", "--help"], tmp_path)
+    assert "typer" in modules and "typing" in modules  # help is typer's (which imports typing): the probe can fail
 
 
 def test_the_import_check_sees_a_heavy_import(tmp_path: Path) -> None:
@@ -110,3 +112,44 @@ def test_the_import_check_sees_dataclasses(tmp_path: Path) -> None:
     # plan's report keeps its dataclasses: the probe can fail
     argv = ["plan", "--format", "text", str(PLAN_CASE / "base.yaml"), str(PLAN_CASE / "head.yaml")]
     assert "dataclasses" in imported_by(argv, tmp_path)
+
+
+def test_the_named_tuple_stand_in_builds_what_typing_builds() -> None:
+    """core.record.NamedTuple (used at run time instead of typing's) gives the same class for the same statement."""
+    import pickle
+    import typing
+
+    from wavegen.core import record
+
+    def declare(base: Any) -> Any:
+        class Point(base):  # type: ignore[misc]
+            """A point."""
+
+            x: int
+            label: str = "origin"
+
+            def __str__(self) -> str:
+                return f"{self.label}@{self.x}"
+
+        return Point
+
+    ours, theirs = declare(record.NamedTuple), declare(typing.NamedTuple)
+    for point_class in (ours, theirs):
+        point = point_class(3)
+        assert (tuple(point), str(point), point._fields, point._field_defaults) == (
+            (3, "origin"),
+            "origin@3",
+            ("x", "label"),
+            {"label": "origin"},
+        )
+        assert point._replace(x=4) == (4, "origin") and point_class.__doc__ == "A point."
+    assert repr(ours(1, "a")).split("(", 1)[1] == repr(theirs(1, "a")).split("(", 1)[1]
+    assert list(ours.__annotations__) == list(theirs.__annotations__)  # typing wraps them in ForwardRefs
+    from wavegen.core.model import SourceKey
+
+    key = SourceKey("ConfigMap", "ns", "name")
+    assert (
+        pickle.loads(pickle.dumps(key)) == key
+        and str(key) == "ConfigMap/ns/name"
+        and key.__class__.__module__ == "wavegen.core.model"
+    )

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..inputs.flags import EXIT_INTERNAL
 from .commands import COMMANDS, COMPLETE_VAR
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import typer

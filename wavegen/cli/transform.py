@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, WavegenError
 from ..inputs.files import STDIN_NAME, join_streams, read_bundle, write_atomically
@@ -12,6 +11,8 @@ from ..inputs.flags import Flag, invoke_directly, read_command_line, with_hashin
 from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import report_findings
 from ..stream.engine import handed_over, run, write_chunks
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import typer

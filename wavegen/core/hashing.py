@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final
 
 from .model import ConfigSource, SourceKey
 from .record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, NamedTuple
 
 from ..errors import UsageError
 from .hashing import CanonicalCache
@@ -20,11 +19,25 @@ from .wave import (
 )
 from .workloads import NON_ROLLING_KINDS, WorkloadKind, WorkloadTable, split_api_version
 
+# typing only for type checkers (see model.py); the choices below are plain strings at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, NamedTuple
+
+    Profile = Literal["wavegen", "wave"]
+    MissingPolicy = Literal["warn", "error", "ignore"]
+    # "key-missing": the object is in the bundle (and hashed as usual) but lacks a
+    # key this non-optional reference names, so the pod could not start.
+    RefState = Literal["present", "key-missing", "missing", "optional-absent", "ignored"]
+    WorkloadStatus = Literal["annotated", "no-references", "ignored", "not-opted-in", "not-rolling", "no-template"]
+else:
+    from .record import NamedTuple
+
+    Profile = MissingPolicy = RefState = WorkloadStatus = str
+
 HASH_ANNOTATION = "wavegen.io/config-hash"
 UNHASHED_ANNOTATION = "wavegen.io/unhashed-refs"
 
-Profile = Literal["wavegen", "wave"]
-MissingPolicy = Literal["warn", "error", "ignore"]
 PROFILES: tuple[Profile, ...] = ("wavegen", "wave")
 MISSING_POLICIES: tuple[MissingPolicy, ...] = ("warn", "error", "ignore")
 
@@ -115,9 +128,6 @@ class KubeObject(Record):
         return KubeObject(self.uid, body, self.file, self.document, self.line)
 
 
-# "key-missing": the object is in the bundle (and hashed as usual) but lacks a
-# key this non-optional reference names, so the pod could not start.
-RefState = Literal["present", "key-missing", "missing", "optional-absent", "ignored"]
 # States in which the referenced object is in the bundle and its visible keys are hashed.
 HASHED_STATES: frozenset[RefState] = frozenset(("present", "key-missing"))
 
@@ -168,9 +178,6 @@ class TemplatePlan(Record, hashable=False):
         """The hash this template will carry, under whichever profile's annotation."""
         annotation = self.hash_annotation
         return self.desired[annotation] if annotation else None
-
-
-WorkloadStatus = Literal["annotated", "no-references", "ignored", "not-opted-in", "not-rolling", "no-template"]
 
 
 class WorkloadPlan(Record, hashable=False):

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
 
 from .model import Reference, SourceKey, is_mapping
 from .refs import extra_references, pod_spec_references
 from .sources import IGNORE_ANNOTATION
 from .wave import WAVE_ENABLE_ANNOTATION, wave_enabled, wave_references
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    #: Why a workload is left out before its templates are read.
+    Deselected = Literal["ignored", "not-opted-in"]
+else:
+    Deselected = str
+
 ENABLED_ANNOTATION = "wavegen.io/enabled"
 
 #: An object's (apiVersion, kind, namespace, name), the namespace defaulted.
 Identity = tuple[str, str, str, str]
-#: Why a workload is left out before its templates are read.
-Deselected = Literal["ignored", "not-opted-in"]
 
 
 def object_identity(body: Mapping[str, Any], default_namespace: str) -> Identity:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any
 
 from .model import Reference, SourceKey, SourceKind, is_mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXTRA_CONFIGMAPS = "wavegen.io/extra-configmaps"
 EXTRA_SECRETS = "wavegen.io/extra-secrets"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import binascii
 from collections.abc import Mapping
-from typing import Any
 
 from ..errors import WavegenError
 from .model import ConfigSource, SourceKey, SourceKind, is_mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 IGNORE_ANNOTATION = "wavegen.io/ignore"
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind, is_mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Annotation on the workload's own metadata that opts it in; wave acts only on the exact value "true".
 WAVE_ENABLE_ANNOTATION = "wave.pusher.com/update-on-config-change"

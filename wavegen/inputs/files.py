@@ -6,10 +6,11 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import WavegenError
 from ..stream.engine import InputDocument, encode_chunks
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -5,19 +5,26 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from ..core.plan import MISSING_POLICIES, PROFILES
 from ..errors import EXIT_FINDINGS, EXIT_USAGE, UsageError, WavegenError
 from .options import HMAC_KEY_ENV, HMAC_KEY_FILE_ENV, HashingFlags
 
+# typing only for type checkers (see core/model.py): the typer-free path never imports it.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import inspect
+    from typing import Any, Literal, NamedTuple
 
     import typer
 
+    FlagKind = Literal["switch", "value", "choice", "repeat", "arguments"]
+else:
+    from ..core.record import NamedTuple
+
+    FlagKind = str
+
 EXIT_INTERNAL = 3
-FlagKind = Literal["switch", "value", "choice", "repeat", "arguments"]
 
 
 class Flag(NamedTuple):
@@ -66,7 +73,7 @@ CommandFunction = Callable[..., int]
 
 def typer_annotation(flag: Flag) -> Any:
     """The ``Annotated[type, typer.Option(...)]`` (or ``typer.Argument``) typer reads for ``flag``."""
-    from typing import Annotated
+    from typing import Annotated, Any, Literal, cast
 
     import typer
 
@@ -228,8 +235,8 @@ def invoke_directly(func: Callable[[], int]) -> int:
 
             if err.errno != errno.EPIPE:
                 raise
-            sys.stdout = cast(Any, _QuietFlush(sys.stdout))
-            sys.stderr = cast(Any, _QuietFlush(sys.stderr))
+            sys.stdout = _QuietFlush(sys.stdout)
+            sys.stderr = _QuietFlush(sys.stderr)
             return EXIT_FINDINGS
 
     return guarded(run)

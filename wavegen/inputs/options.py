@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Final
 
 from ..core.plan import Options
 from ..core.record import Record
 from ..core.workloads import WorkloadKind, WorkloadTable, parse_workload_config, parse_workload_spec
 from ..errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 HMAC_KEY_ENV = "WAVEGEN_HMAC_KEY"
 HMAC_KEY_FILE_ENV = "WAVEGEN_HMAC_KEY_FILE"

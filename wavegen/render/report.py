@@ -6,12 +6,15 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from ..core.model import Finding, SourceKey
 from ..core.plan import Plan, ResolvedReference, WorkloadPlan
 from ..core.refs import merge_visible_keys
 from ..errors import location_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _STATUS_TEXT = {
     "annotated": "annotated",

@@ -6,7 +6,6 @@ import gc
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, Node
@@ -32,8 +31,17 @@ from .nodes import (
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 
+# typing only for type checkers (see core/model.py); Any stands in at run time, where it
+# appears only in type aliases.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any, Final, NamedTuple
+
     from . import fallback
+else:
+    from ..core.record import NamedTuple
+
+    Any = object
 
 _KIND = re.compile(r"""^(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)""", re.M)
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))

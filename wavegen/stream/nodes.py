@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -13,6 +12,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 try:
     from yaml import CSafeLoader as _Loader

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from ..core.record import OrderedRecord
 from .nodes import NULL_TAG, mapping_get
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 
 class Unsafe(Exception):

@@ -5,10 +5,13 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from typing import overload
 
 from ..core.record import Record
 from ..errors import WavegenError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import overload
 
 # libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
 LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
@@ -70,11 +73,13 @@ class LineStarts(Sequence[int]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> int: ...
+    if TYPE_CHECKING:  # typing.overload, for type checkers only (see core/model.py)
 
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[int]: ...
+        @overload
+        def __getitem__(self, index: int) -> int: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> Sequence[int]: ...
 
     def __getitem__(self, index: int | slice) -> int | Sequence[int]:
         if isinstance(index, slice):
