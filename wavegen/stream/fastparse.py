@@ -683,6 +683,8 @@ def _flow_shaped(rest: str, room: int) -> bool:
             return False
     if "#" in rest or rest.rstrip(" ")[-1] not in "]}":
         return False
+    if "*" in rest or "&" in rest or "!" in rest:
+        return False  # an alias, anchor or tag: what libyaml's parser passes, the reference composer may refuse
     if "{" in rest and "," in rest:
         return False  # a mapping may hold a key twice: an error the reference path reports, libyaml does not
     opens = rest.count("[") + rest.count("{")
