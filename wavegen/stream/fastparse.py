@@ -985,7 +985,10 @@ class _NodeBuilder:
         start = len(line) - len(rest)
         first = rest[0]
         if first in "[{":
-            _, end = _flow(rest)
+            if _flat_flow(rest) is not _UNSEEN:
+                end = rest.find("}" if first == "{" else "]") + 1  # no nesting or quotes: the first closing bracket
+            else:
+                _, end = _flow(rest)
             if first == "{":
                 return MappingNode(MAP_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
             return SequenceNode(SEQ_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
