@@ -558,10 +558,15 @@ def test_generated_styles(data: bytes) -> None:
     assert_same(data)
 
 
+def _labelled_deployment(labels: str) -> bytes:
+    """A Deployment whose labels (which the planner does not read) are written as ``labels``."""
+    return f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: {labels}\n".encode()
+
+
 def test_a_key_twice_in_a_flow_mapping_nobody_reads_is_an_error_on_both_paths() -> None:
     """Flow collections outside the planner's fields are only shaped; libyaml accepts a key twice, the reference does not."""
     for flow in ("{app: x, app: y}", "{a: {b: 1, b: 2}}", "[{name: a, name: b}]", "{a, a}", "[{x: 1, y: 2}, {x: 1, x: 2}]"):
-        data = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: " + flow + "\n").encode()
+        data = _labelled_deployment(flow)
         ran, _ = _outcome(data, Options(missing="ignore"), True)
         assert ran[0] == "error" and "duplicate key" in ran[1], flow
         assert_same(data)
@@ -570,7 +575,7 @@ def test_a_key_twice_in_a_flow_mapping_nobody_reads_is_an_error_on_both_paths() 
 def test_an_alias_anchor_or_tag_in_a_flow_nobody_reads_is_composed() -> None:
     """libyaml's parser passes an undefined alias, an anchor twice or an unknown tag; the reference composer may not."""
     for flow, error in (("[*a]", "undefined alias"), ("[&a x, &a y]", None), ("[!x 1]", None), ("{k: *b}", "undefined alias")):
-        data = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: " + flow + "\n").encode()
+        data = _labelled_deployment(flow)
         ran, _ = _outcome(data, Options(missing="ignore"), True)
         assert error is None or (ran[0] == "error" and error in ran[1]), (flow, ran)
         assert_same(data)

@@ -31,8 +31,6 @@ else:
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 _BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
-# A plain key: no spaces, no quotes, no flow or anchor indicators, and ": " or end of line after it.
-_KEY = re.compile(r"([A-Za-z0-9_./][A-Za-z0-9_./-]*):(?: +|$)")
 # A quoted scalar on one line, then spaces or a comment. (Quoted bodies are written as
 # "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
 _DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
@@ -402,10 +400,11 @@ def _quoted_lines(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
             if not (double and after == "\\"):
                 raise _Bail
             escaped_break = True  # a backslash ending the line: the break is dropped, not folded
-        elif body.rstrip(" ") != body and (double and body.rstrip(" ").endswith("\\")):
-            raise _Bail  # trailing spaces an escape may hold: left to libyaml
         else:
-            body = body.rstrip(" ")
+            stripped = body.rstrip(" ")
+            if double and stripped != body and stripped.endswith("\\"):
+                raise _Bail  # trailing spaces an escape may hold: left to libyaml
+            body = stripped
         values.append(body)
         j += 1
         breaks = 0
@@ -561,6 +560,22 @@ RowCache = dict[str, _Row]
 _HEADS: dict[str, tuple[int, str, str]] = {}
 
 
+def _one_line_plain(rest: str) -> bool:
+    """Whether a row's non-empty rest is the usual one-line plain scalar (no indicator first, no
+    ": " or " #" inside, no ":" or space last)."""
+    return rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": "
+
+
+def _plain_value(text: str, plains: dict[str, Any]) -> Any:
+    """A plain scalar's value, resolved once per run (``plains``, bounded: values come from untrusted input)."""
+    value = plains.get(text, _UNSEEN)
+    if value is _UNSEEN:
+        value = _resolve_plain(text)
+        if len(plains) < _MAX_CACHED_VALUES:
+            plains[text] = value
+    return value
+
+
 def _row(line: str, plains: dict[str, Any]) -> _Row:
     # One function, not several: it runs once for every distinct line of a bundle.
     cut = line.find(": ")
@@ -568,14 +583,9 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     if head is not None:
         column, dash, key = head
         rest = line[cut + 2 :].lstrip(" ")
-        if rest and rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+        if rest and _one_line_plain(rest):
             # The usual line: a known head (its key was found good) and a one-line plain scalar.
-            value = plains.get(rest, _UNSEEN)
-            if value is _UNSEEN:
-                value = _resolve_plain(rest)
-                if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
-                    plains[rest] = value
-            return column, dash, key, rest, _PLAIN, value
+            return column, dash, key, rest, _PLAIN, _plain_value(rest, plains)
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
         column = len(spaces)
@@ -602,16 +612,10 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
         shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
-    elif (
-        rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": " and (text := rest)
-    ) or (rest[0] not in _NOT_PLAIN_START_OR_QUOTE and (text := _plain_line(rest))):
+    elif (_one_line_plain(rest) and (text := rest)) or (rest[0] not in _NOT_PLAIN_START_OR_QUOTE and (text := _plain_line(rest))):
         # the first test is the usual one-line plain scalar; the second takes a comment after it, or "-x"
         shape = _PLAIN
-        value = plains.get(text, _UNSEEN)
-        if value is _UNSEEN:
-            value = _resolve_plain(text)
-            if len(plains) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
-                plains[text] = value
+        value = _plain_value(text, plains)
     else:
         shape = _OTHER
     return column, dash, key, rest, shape, value
