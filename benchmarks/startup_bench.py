@@ -101,7 +101,7 @@ def main() -> int:
         transform = [*console_script(python, ROOT), "transform", str(bundle)]
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
             "baseline: python -c 'import yaml'": ([python, "-c", "import yaml"], base_env),
-            "after: wavegen transform (this tree)": (transform, {**base_env, "PYTHONPATH": str(ROOT)}),
+            "after: wavegen transform (this tree)": (transform, base_env),
         }
         if args.before:
             tree = export_revision(args.before, Path(tmp) / "before")

@@ -102,10 +102,8 @@ def compile_bytecode(python: str, package: Path) -> None:
     subprocess.run([python, "-m", "compileall", "-q", str(package)], check=True, stdout=subprocess.DEVNULL)
 
 
-def wavegen_command(python: str, code_dir: Path | None) -> list[str]:
+def wavegen_command(python: str, code_dir: Path) -> list[str]:
     """`wavegen transform` as the installed console script runs it, from this checkout or an exported revision."""
-    if code_dir is None:
-        return [python, "-m", "wavegen", "transform"]
     return [*console_script(python, code_dir), "transform"]
 
 
