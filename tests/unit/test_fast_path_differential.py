@@ -19,9 +19,10 @@ from wavegen.inputs.options import load_config, options_from
 from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse
 from wavegen.stream.engine import Engine, InputDocument, run
-from wavegen.stream.nodes import MAX_DEPTH, check_depth
+from wavegen.stream.nodes import check_depth
 from wavegen.stream.splice import DocumentText, template_edits
 from wavegen.stream.split import line_starts, split_stream
+from wavegen.stream.tree import MAX_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))

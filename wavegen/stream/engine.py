@@ -23,13 +23,13 @@ from .nodes import (
     iter_list_items,
     libyaml_accepts,
     line_of,
-    node_at,
     to_python,
     validate_piece,
     yaml_error,
 )
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
+from .tree import node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in type aliases.

@@ -19,7 +19,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
-from .nodes import BOOL_TAG, MAP_TAG, MAX_DEPTH, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
+from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
+from .tree import MAX_DEPTH
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in the type aliases below.

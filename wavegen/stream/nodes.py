@@ -12,6 +12,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
+from .tree import MAX_DEPTH, mapping_get, node_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,11 +36,6 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 
 # An alias can make a small document describe an enormous one; refuse before expanding.
 MAX_EXPANDED_NODES = 1_000_000
-
-# Composing (Cython, C-recursive), converting and the ruamel fallback all recurse once per
-# nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
-# recursion limit, and libyaml's flow-level bookkeeping is quadratic in the depth.
-MAX_DEPTH = 128
 
 
 # Cheap bound first: every flow level needs a "[" or "{", and block levels are bounded by
@@ -407,25 +403,6 @@ def to_python(root: Node, may_have_anchors: bool = True) -> Converted:
             line=root.start_mark.line + 1,
         )
     return Converted(value, has_alias)
-
-
-def mapping_get(node: MappingNode, key: str) -> tuple[Node, Node] | None:
-    """The (key node, value node) pair for a string key of a mapping node."""
-    for key_node, value_node in node.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key and key_node.tag == STR_TAG:
-            return key_node, value_node
-    return None
-
-
-def node_at(root: Node, path: tuple[str, ...]) -> Node | None:
-    """Follow mapping keys from root; None where the path does not exist."""
-    node: Node | None = root
-    for part in path:
-        if not isinstance(node, MappingNode):
-            return None
-        pair = mapping_get(node, part)
-        node = pair[1] if pair else None
-    return node
 
 
 # A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
