@@ -6,8 +6,8 @@ double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators
 flow collections and comments; it checks indentation as it goes, and returns None for
 anything else (tabs, anchors, tags, multi-line flow collections, directives, unprintable
 characters...), which then goes through libyaml.
-Scalars resolve through the same tables as the reference path. The differential tests
-hold both paths to identical results.
+Plain scalars resolve through resolver.py's table, held to PyYAML's by its tests; the
+differential tests hold both paths to identical results.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
-from .nodes import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, _LeanResolveLoader
+from .resolver import BOOL_TAG, BY_FIRST_CHAR, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 from .tree import MAX_DEPTH
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
@@ -31,7 +31,6 @@ else:
     Any = object
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
-_BY_FIRST_CHAR = _LeanResolveLoader._by_first_char
 # A quoted scalar on one line, then spaces or a comment. (Quoted bodies are written as
 # "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
 _DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
@@ -90,7 +89,7 @@ class _Bail(Exception):
 
 
 def _resolve_plain(value: str) -> Any:
-    for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):
+    for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()):
         if pattern.match(value):
             if tag == NULL_TAG:
                 return None
@@ -101,7 +100,7 @@ def _resolve_plain(value: str) -> Any:
 
 
 def _resolves_to_str(value: str) -> bool:
-    return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()))
+    return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()))
 
 
 # Keys repeat across documents (name, metadata, ...): each is checked once.
@@ -1040,7 +1039,7 @@ class _NodeBuilder:
 
 
 def _plain_tag(value: str) -> str:
-    for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):
+    for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()):
         if pattern.match(value):
             return tag
     return STR_TAG

@@ -12,6 +12,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
+from .resolver import BOOL_TAG, MAP_TAG, MERGE_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 from .tree import MAX_DEPTH, mapping_get, node_at
 
 TYPE_CHECKING = False
@@ -28,10 +29,6 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 
     HAVE_LIBYAML = False
 
-STR_TAG = "tag:yaml.org,2002:str"
-NULL_TAG = "tag:yaml.org,2002:null"
-BOOL_TAG = "tag:yaml.org,2002:bool"
-MERGE_TAG = "tag:yaml.org,2002:merge"
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 
 # An alias can make a small document describe an enormous one; refuse before expanding.
@@ -223,10 +220,6 @@ def libyaml_accepts(text: str | bytes) -> bool:
     except yaml.YAMLError:
         return False
     return True
-
-
-SEQ_TAG = "tag:yaml.org,2002:seq"
-MAP_TAG = "tag:yaml.org,2002:map"
 
 
 class _LeanResolveLoader(_Loader):

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from ..core.record import OrderedRecord
-from .nodes import NULL_TAG
+from .resolver import NULL_TAG
 from .tree import mapping_get
 
 TYPE_CHECKING = False

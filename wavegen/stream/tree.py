@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-STR_TAG = "tag:yaml.org,2002:str"
+from .resolver import STR_TAG
 
 # Composing (Cython, C-recursive), converting and the ruamel fallback all recurse once per
 # nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
