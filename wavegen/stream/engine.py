@@ -8,7 +8,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
 import yaml
-from yaml.nodes import MappingNode, Node
 
 from ..core.model import Finding, Severity
 from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
@@ -29,7 +28,7 @@ from .nodes import (
 )
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
-from .tree import node_at
+from .tree import is_mapping, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in type aliases.
@@ -37,7 +36,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any, Final, NamedTuple
 
+    from yaml.nodes import Node
+
     from . import fallback
+    from .tree import AnyNode
 else:
     from ..core.record import NamedTuple
 
@@ -597,7 +599,7 @@ class Engine:
                 if doc is None:
                     text = parsed.pieces[where.piece].text
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
-                node: Node | None = None
+                node: AnyNode | None = None
                 if where.piece in parsed.fast_read:
                     start = parsed.fast_read[where.piece]
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start)
@@ -605,7 +607,7 @@ class Engine:
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
-                    if node is None or not isinstance(node, MappingNode):
+                    if node is None or not is_mapping(node):
                         raise Unsafe("template not found")
                     edits.setdefault(key, []).extend(template_edits(doc, node, template.desired))
                 except Unsafe:

@@ -15,12 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
 from .resolver import BOOL_TAG, BY_FIRST_CHAR, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
-from .tree import MAX_DEPTH
+from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in the type aliases below.

@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
+    from .tree import AnyNode
+
 try:
     from yaml import CSafeLoader as _Loader
     from yaml._yaml import CParser as _CParser
@@ -416,7 +418,7 @@ def line_of(root: Node, dotted: str) -> int:
     """
     line = int(root.start_mark.line)
     item_line: int | None = None
-    node: Node = root
+    node: AnyNode = root
     for match in _field_parts().finditer(dotted):
         bracket, name = match.groups()
         if bracket is not None and bracket.isdigit():

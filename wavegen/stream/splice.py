@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from yaml.nodes import MappingNode, Node, ScalarNode
-
 from ..core.record import OrderedRecord
 from .resolver import NULL_TAG
-from .tree import mapping_get
+from .tree import is_mapping, is_scalar, mapping_get
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
+
+    from .tree import AnyMapping, AnyNode
 
 
 class Unsafe(Exception):
@@ -43,10 +43,10 @@ class DocumentText:
     def offset(self, line: int, column: int) -> int:
         return self.starts[line] + column
 
-    def node_start(self, node: Node) -> int:
+    def node_start(self, node: AnyNode) -> int:
         return self.offset(node.start_mark.line, node.start_mark.column)
 
-    def node_end(self, node: Node) -> int:
+    def node_end(self, node: AnyNode) -> int:
         return self.offset(node.end_mark.line, node.end_mark.column)
 
     def line_start(self, line: int) -> int:
@@ -79,15 +79,15 @@ def _quote(value: str) -> str:
     return json.dumps(value)
 
 
-def _is_null(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and node.tag == NULL_TAG
+def _is_null(node: AnyNode) -> bool:
+    return is_scalar(node) and node.tag == NULL_TAG
 
 
-def _block_indent_step(doc: DocumentText, mapping: MappingNode) -> int:
+def _block_indent_step(doc: DocumentText, mapping: AnyMapping) -> int:
     """The indentation step a block mapping's children use (2 when nothing tells)."""
     base = mapping.value[0][0].start_mark.column
     for _, value in mapping.value:
-        if isinstance(value, MappingNode) and not value.flow_style and value.value:
+        if is_mapping(value) and not value.flow_style and value.value:
             step = value.value[0][0].start_mark.column - base
             if step > 0:
                 return int(step)
@@ -115,7 +115,7 @@ def _render_flow(entries: Mapping[str, object]) -> str:
     return ", ".join(parts)
 
 
-def _insert_entries(doc: DocumentText, mapping: MappingNode, entries: Mapping[str, object]) -> Edit:
+def _insert_entries(doc: DocumentText, mapping: AnyMapping, entries: Mapping[str, object]) -> Edit:
     """Insert entries as the first keys of a mapping, in its own style."""
     if mapping.flow_style:
         brace = doc.node_start(mapping)
@@ -145,7 +145,7 @@ _KEY_ALONE = re.compile(r"( *)annotations:[ ]*(?:#[^\r\n]*)?\r?\n")
 
 
 def _fill_implicit_null(
-    doc: DocumentText, mapping: MappingNode, key_node: Node, value_node: Node, entries: Mapping[str, object]
+    doc: DocumentText, mapping: AnyMapping, key_node: AnyNode, value_node: AnyNode, entries: Mapping[str, object]
 ) -> Edit:
     """Entries as the block value of a key that has none ("annotations:" alone, as helm renders empty values)."""
     line = key_node.start_mark.line
@@ -161,8 +161,8 @@ def _fill_implicit_null(
     return Edit(end, end, _render_block(entries, key_node.start_mark.column + step, step, doc.eol))
 
 
-def _replace_scalar(doc: DocumentText, node: Node, value: str) -> Edit | None:
-    if not isinstance(node, ScalarNode) or node.style not in (None, "", "'", '"'):  # libyaml marks plain as ""
+def _replace_scalar(doc: DocumentText, node: AnyNode, value: str) -> Edit | None:
+    if not is_scalar(node) or node.style not in (None, "", "'", '"'):  # libyaml marks plain as ""
         raise Unsafe("annotation value is not a one-line scalar")
     if node.start_mark.line != node.end_mark.line:
         raise Unsafe("annotation value spans lines")
@@ -173,7 +173,7 @@ def _replace_scalar(doc: DocumentText, node: Node, value: str) -> Edit | None:
     return Edit(doc.node_start(node), doc.node_end(node), rendered)
 
 
-def _remove_pair(doc: DocumentText, mapping: MappingNode, key_node: Node, value_node: Node) -> Edit:
+def _remove_pair(doc: DocumentText, mapping: AnyMapping, key_node: AnyNode, value_node: AnyNode) -> Edit:
     if mapping.flow_style:
         raise Unsafe("removal from a flow mapping")
     line = key_node.start_mark.line
@@ -185,9 +185,9 @@ def _remove_pair(doc: DocumentText, mapping: MappingNode, key_node: Node, value_
     return Edit(line_start, doc.next_line_start(line), "")
 
 
-def template_edits(doc: DocumentText, template: Node, desired: Mapping[str, str | None]) -> list[Edit]:
+def template_edits(doc: DocumentText, template: AnyNode, desired: Mapping[str, str | None]) -> list[Edit]:
     """Edits that make a pod template's annotations match ``desired`` (None = remove)."""
-    if not isinstance(template, MappingNode):
+    if not is_mapping(template):
         raise Unsafe("pod template is not a mapping")
     to_set = {k: v for k, v in desired.items() if v is not None}
     to_remove = [k for k, v in desired.items() if v is None]
@@ -199,7 +199,7 @@ def template_edits(doc: DocumentText, template: Node, desired: Mapping[str, str 
             raise Unsafe("null metadata")
         return [_insert_entries(doc, template, {"metadata": {"annotations": to_set}})]
     metadata = metadata_pair[1]
-    if not isinstance(metadata, MappingNode):
+    if not is_mapping(metadata):
         raise Unsafe("metadata is not a mapping")
     annotations_pair = mapping_get(metadata, "annotations")
     if annotations_pair is None or _is_null(annotations_pair[1]):
@@ -211,7 +211,7 @@ def template_edits(doc: DocumentText, template: Node, desired: Mapping[str, str 
             raise Unsafe("empty metadata")
         return [_insert_entries(doc, metadata, {"annotations": to_set})]
     annotations = annotations_pair[1]
-    if not isinstance(annotations, MappingNode):
+    if not is_mapping(annotations):
         raise Unsafe("annotations is not a mapping")
     edits: list[Edit] = []
     new_entries: dict[str, object] = {}

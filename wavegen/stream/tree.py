@@ -1,10 +1,14 @@
-"""Node trees for the splicer and lookups in them, apart from composing documents with libyaml."""
+"""Node trees the subset reader builds without PyYAML, and lookups that read them and libyaml's alike."""
 
 from __future__ import annotations
 
-from yaml.nodes import MappingNode, Node, ScalarNode
-
 from .resolver import STR_TAG
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeGuard
+
+    import yaml.nodes
 
 # Composing (Cython, C-recursive), converting and the ruamel fallback all recurse once per
 # nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
@@ -12,19 +16,78 @@ from .resolver import STR_TAG
 MAX_DEPTH = 128
 
 
-def mapping_get(node: MappingNode, key: str) -> tuple[Node, Node] | None:
+class Node:
+    """A node as PyYAML's nodes are: tag, value and start and end marks (read for line and column).
+
+    Its own classes so that the subset reader's path never imports PyYAML; code that reads
+    nodes of both kinds tells them apart by ``id``, the class attribute PyYAML's nodes
+    have too ("scalar", "sequence", "mapping").
+    """
+
+    __slots__ = ("end_mark", "start_mark", "tag", "value")
+    id = ""
+
+    def __init__(self, tag: str, value: Any, start_mark: Any, end_mark: Any) -> None:
+        self.tag = tag
+        self.value = value
+        self.start_mark = start_mark
+        self.end_mark = end_mark
+
+
+class ScalarNode(Node):
+    __slots__ = ("style",)
+    id = "scalar"
+
+    def __init__(self, tag: str, value: str, start_mark: Any, end_mark: Any, style: str | None = None) -> None:
+        super().__init__(tag, value, start_mark, end_mark)
+        self.style = style
+
+
+class CollectionNode(Node):
+    __slots__ = ("flow_style",)
+
+    def __init__(self, tag: str, value: Any, start_mark: Any, end_mark: Any, flow_style: bool | None = None) -> None:
+        super().__init__(tag, value, start_mark, end_mark)
+        self.flow_style = flow_style
+
+
+class SequenceNode(CollectionNode):
+    __slots__ = ()
+    id = "sequence"
+
+
+class MappingNode(CollectionNode):
+    __slots__ = ()
+    id = "mapping"
+
+
+if TYPE_CHECKING:
+    AnyNode = Node | yaml.nodes.Node
+    AnyScalar = ScalarNode | yaml.nodes.ScalarNode
+    AnyMapping = MappingNode | yaml.nodes.MappingNode
+
+
+def is_scalar(node: AnyNode | None) -> TypeGuard[AnyScalar]:
+    return getattr(node, "id", None) == "scalar"
+
+
+def is_mapping(node: AnyNode | None) -> TypeGuard[AnyMapping]:
+    return getattr(node, "id", None) == "mapping"
+
+
+def mapping_get(node: AnyMapping, key: str) -> tuple[AnyNode, AnyNode] | None:
     """The (key node, value node) pair for a string key of a mapping node."""
     for key_node, value_node in node.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key and key_node.tag == STR_TAG:
+        if is_scalar(key_node) and key_node.value == key and key_node.tag == STR_TAG:
             return key_node, value_node
     return None
 
 
-def node_at(root: Node, path: tuple[str, ...]) -> Node | None:
+def node_at(root: AnyNode, path: tuple[str, ...]) -> AnyNode | None:
     """Follow mapping keys from root; None where the path does not exist."""
-    node: Node | None = root
+    node: AnyNode | None = root
     for part in path:
-        if not isinstance(node, MappingNode):
+        if not is_mapping(node):
             return None
         pair = mapping_get(node, part)
         node = pair[1] if pair else None
