@@ -18,6 +18,7 @@ from wavegen.errors import WavegenError
 from wavegen.inputs.options import load_config, options_from
 from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse
+from wavegen.stream import nodes as nodes_module
 from wavegen.stream.engine import Engine, InputDocument, run
 from wavegen.stream.nodes import check_depth
 from wavegen.stream.splice import DocumentText, template_edits
@@ -486,6 +487,13 @@ def _quoted_over_lines(draw: st.DrawFn, pad: str) -> list[str]:
     return [quote + first, *body]
 
 
+# Lines after a plain scalar's first: text, indicators first (all continue it but ": "), comments.
+PLAIN_CONTINUATIONS = [
+    "cont", "more text", "", "# c", "x: y", "- d", '"quoted", "list"], which', "'q' x", "[a, b]", "{x}", "`code`",
+    "*", "&a", "!t", "|", ">", "%", "@", "?x", "? x", ":x", "-", "- ", ": y", "x:", "x #c", "a#b",
+]  # fmt: skip
+
+
 @st.composite
 def styled(draw: st.DrawFn) -> bytes:
     """Documents in every style at once: flow collections, quoted and block scalars, multi-line
@@ -505,7 +513,7 @@ def styled(draw: st.DrawFn) -> bytes:
             head, *rest = _block_scalar_lines(draw, pad)
             return [head, *rest]
         if choice == 4:  # a plain scalar over several lines
-            more = draw(st.lists(st.sampled_from(["cont", "more text", "", "# c", "x: y", "- d"]), min_size=1, max_size=3))
+            more = draw(st.lists(st.sampled_from(PLAIN_CONTINUATIONS), min_size=1, max_size=3))
             return [draw(SCALARS), *(f"{pad}  {m}" if m else "" for m in more)]
         if choice == 5:  # the value on the next line
             return ["" + draw(COMMENTS), f"{pad}  {draw(st.one_of(SCALARS, QUOTED, FLOWS))}"]
@@ -537,7 +545,7 @@ def styled(draw: st.DrawFn) -> bytes:
             out.extend(rest)
         return out
 
-    kind = draw(st.sampled_from(["ConfigMap", "Deployment", "Secret"]))
+    kind = draw(st.sampled_from(["ConfigMap", "Deployment", "Secret", "Service"]))  # a Service is passed through
     body = "\n".join(mapping("  ", 0)) + "\n"
     header = draw(st.sampled_from(["", "# Source: chart/templates/x.yaml\n"]))
     metadata = draw(
@@ -550,7 +558,9 @@ def styled(draw: st.DrawFn) -> bytes:
             ]
         )
     )
-    return f"---\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}".encode()
+    # helm's comment for a template that rendered nothing, as a piece of its own
+    empty = draw(st.sampled_from(["", "---\n# Source: chart/templates/off.yaml\n", "---\n# Source: x\x07.yaml\n"]))
+    return f"---\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}{empty}".encode()
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -651,8 +661,83 @@ def test_the_fast_path_reads_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_compose(text: str) -> None:
         raise AssertionError("composed")
 
-    monkeypatch.setattr(engine_module, "compose", no_compose)
+    monkeypatch.setattr(nodes_module, "compose", no_compose)
     engine = Engine(Options(missing="ignore"))
     engine.add(InputDocument("l.yaml", ("---\n" + LIST_DOCUMENTS[1]).encode()))
     assert [o.line for o in engine.objects] == [5, 9]
     assert fastparse.list_item_lines(LIST_DOCUMENTS[2]) == [5, 9]
+
+
+def _field_paths(value: Any, prefix: str = "") -> list[str]:
+    """Every field path into a value as findings write them, and one past each end."""
+    paths = [f"{prefix}.nope" if prefix else "nope"]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                continue
+            path = f"{prefix}[{key}]" if "." in key or "[" in key else f"{prefix}.{key}" if prefix else key
+            paths += [path, *_field_paths(item, path)]
+    elif isinstance(value, list):
+        paths.append(f"{prefix}[{len(value)}]")
+        for index, item in enumerate(value):
+            paths += [f"{prefix}[{index}]", *_field_paths(item, f"{prefix}[{index}]")]
+    return paths
+
+
+def assert_same_field_lines(text: str) -> int:
+    """Every field's line read from rows is libyaml's (nodes.line_of); how many the rows told."""
+    read = fastparse.parse(text)
+    if read is None:
+        return 0
+    root = nodes_module.compose(text)
+    assert root is not None
+    told = 0
+    for path in _field_paths(read[0]):
+        line = fastparse.field_line(text, path)
+        if line is not None:
+            told += 1
+            assert line == nodes_module.line_of(root, path), path
+    return told
+
+
+def test_field_lines_from_rows_are_libyamls() -> None:
+    texts = [p.text for path in FIXTURE_FILES for p in split_stream(path.read_text(errors="replace"))]
+    texts += [p.text for p in split_stream(styled_bundle(12) + workload_bundle(6))]
+    texts += [
+        "a:\n- x\n-\n  b: 1\n  c:\n  - - y\n-\n  - z\n- {f: 1}\n- [g]\n",
+        "a:\n  -\n    b: 1\n  - c: |\n      t\n    d:\n      e: 2\n  -\n  - q\nf:\n  [1, 2]\n",
+        '---\n# c\na: 1\nb:\n  # c\n  c: 2\n  d: {x: [1]}\n  "e.f": 3\n',
+    ]
+    told = sum(assert_same_field_lines(text) for text in texts if text.strip())
+    assert told > 1000  # the rows tell most lines: the comparison is not vacuous
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(styled())
+def test_field_lines_of_generated_styles(data: bytes) -> None:
+    for piece in split_stream(data.decode()):
+        if piece.has_content():
+            assert_same_field_lines(piece.text)
+
+
+PASSED_THROUGH = (
+    "---\n# Source: chart/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"
+    "spec:\n  ports: [{port: 80, targetPort: http}]\n  selector: {app: a}\n"
+    "---\n# Source: chart/templates/pdb.yaml\n"  # a template that rendered nothing
+    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+    "      containers:\n        - name: c\n          args: [--a, --b]\n          securityContext: {capabilities: {drop: [ALL]}}\n"
+)
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 20])
+def test_documents_passed_through_are_checked_by_the_reader_in_small_inputs(budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons above for documents nobody reads: in a small input the reader checks
+    them (and the flows it only shaped), libyaml does in larger ones; both agree with the reference."""
+    checked: list[str | bytes] = []
+    accepts = nodes_module.libyaml_accepts
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda text: checked.append(text) or accepts(text))
+    monkeypatch.setattr(engine_module, "READ_PASSED_THROUGH_CHARS", budget)
+    assert_same(PASSED_THROUGH.encode())
+    assert bool(checked) is (budget == 0)
+    bad = PASSED_THROUGH.replace("selector: {app: a}", "selector: {app: a")
+    assert_same(bad.encode())  # declined by the reader, refused by libyaml with its words

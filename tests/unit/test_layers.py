@@ -99,6 +99,19 @@ def test_transform_imports_no_typer_templates_rich_text_or_pydantic(flags: list[
     assert heavy(modules, NOT_FOR_TRANSFORM) == []
 
 
+@pytest.mark.parametrize("fixture", ["helm-basic", "all-kinds", "missing-key-configmapkeyref", "helm-source-findings"])
+def test_a_bundle_the_reader_takes_whole_is_transformed_without_pyyaml(fixture: str, tmp_path: Path) -> None:
+    """Documents passed through (and flows only shaped) are checked by the subset reader, findings are
+    located from its rows: PyYAML, about a third of a small run, is not imported (see engine.READ_PASSED_THROUGH_CHARS)."""
+    modules = imported_by(["transform", str(FIXTURES / fixture / "input.yaml")], tmp_path)
+    assert heavy(modules, ("yaml",)) == []
+
+
+def test_the_import_check_sees_pyyaml(tmp_path: Path) -> None:
+    # an anchor is outside the subset: libyaml composes that document, so the probe can fail
+    assert "yaml" in imported_by(["transform", str(FIXTURES / "anchors" / "input.yaml")], tmp_path)
+
+
 def test_the_import_check_sees_typer(tmp_path: Path) -> None:
     modules = imported_by(["transform", "--help"], tmp_path)
     assert "typer" in modules and "typing" in modules  # help is typer's (which imports typing): the probe can fail

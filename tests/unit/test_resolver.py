@@ -55,6 +55,6 @@ def test_number_and_date_shapes(value: str) -> None:
 
 def test_the_first_characters_are_pyyamls() -> None:
     # Same keys, and for each the same tags in the same order (first match wins).
-    ours = {first: [tag for tag, _ in pairs] for first, pairs in resolver.BY_FIRST_CHAR.items()}
+    ours = {first: list(tags) for first, tags in resolver.TAGS_BY_FIRST_CHAR.items()}
     theirs = {first: [tag for tag, _ in pairs] for first, pairs in yaml.SafeLoader.yaml_implicit_resolvers.items()}
     assert ours == theirs

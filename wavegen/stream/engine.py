@@ -7,25 +7,12 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
-import yaml
-
 from ..core.model import Finding, Severity
 from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanReads, fields_read, plan
 from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fastparse
-from .nodes import (
-    can_check_at_once,
-    check_depth,
-    compose,
-    iter_list_items,
-    libyaml_accepts,
-    line_of,
-    to_python,
-    validate_piece,
-    yaml_error,
-)
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
 from .tree import is_mapping, node_at
@@ -50,6 +37,15 @@ _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "Replic
 # Text encoded and written at once: large enough that a bundle of small documents is not
 # thousands of tiny writes, small enough that no copy of a whole output is ever made.
 WRITE_BATCH_CHARS = 64 * 1024
+# In inputs up to this size (all of a run's inputs together), the subset reader checks the
+# documents passed through unread, instead of libyaml: reading them costs less than
+# importing PyYAML (the reader takes 70-100 ns a character, libyaml 20, and the import
+# ~20 ms); past it, libyaml's C checks are the faster.
+READ_PASSED_THROUGH_CHARS = 256 * 1024
+# Directives and "..." end markers make a document's meaning depend on where the stream
+# is cut; a BOM may restart a stream. With none of them, libyaml accepting a run of
+# "---"-separated pieces means it accepts every piece alone, and the converse.
+_CONTEXT_SENSITIVE = ("\n%", "\n...", "\ufeff")
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -247,6 +243,8 @@ class Engine:
         self.plain_values: dict[str, Any] = {}
         # Lines the subset reader split, likewise for this engine's documents only.
         self.row_cache: fastparse.RowCache = {}
+        # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
+        self.reader_budget = READ_PASSED_THROUGH_CHARS
 
     def _relevant(self, piece: Piece) -> str | None:
         """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
@@ -386,8 +384,11 @@ class Engine:
         problem this adds nothing and returns False: going piece by piece then finds
         and words the first problem exactly as without this shortcut.
         """
-        if not can_check_at_once(text):
+        if text.startswith(("%", "...")) or any(marker in text for marker in _CONTEXT_SENSITIVE):
             return False
+        reader_checks = len(text) <= self.reader_budget
+        if reader_checks:
+            self.reader_budget -= len(text)
         relevant: list[str | None] = []
         reads: list[_Read | _ListRead | None] = []
         unchecked: list[str] = []
@@ -400,16 +401,18 @@ class Engine:
             relevant.append(wanted)
             reads.append(fast)
             if fast is not None and not isinstance(fast, list) and fast[5]:
-                unchecked.append(piece.text)  # read, but libyaml checks the flow collections it only shaped
-            elif fast is None:
+                # Read, but the flow collections it only shaped still need a check.
+                if not (reader_checks and self._reader_checks(piece)):
+                    unchecked.append(piece.text)
+            elif fast is None and not (wanted is None and reader_checks and self._reader_checks(piece)):
+                from . import nodes
+
                 try:
-                    check_depth(piece.text)
+                    nodes.check_depth(piece.text)
                 except WavegenError:
                     return False
                 unchecked.append(piece.text)
-        # In batches of UTF-8 bytes, which libyaml reads in place: one joined text (and the
-        # UTF-8 copy libyaml makes of a str) would add twice the unchecked input to peak memory.
-        if unchecked and not all(libyaml_accepts(batch) for batch in encode_chunks(unchecked)):
+        if unchecked and not self._libyaml_accepts_all(unchecked):
             return False
         first_uid = len(self.objects)
         try:
@@ -427,7 +430,32 @@ class Engine:
             return False
         return True
 
+    def _reader_checks(self, piece: Piece) -> bool:
+        """Whether the subset reader finds a piece valid, reading all of it.
+
+        What it accepts libyaml accepts too (see fastparse), so libyaml need not check it.
+        """
+        text = piece.text
+        if not piece.has_content():
+            return fastparse.accepts_without_content(text)  # helm's "# Source:" of an empty template
+        return fastparse.parse(text, self.plain_values, None, self.row_cache) is not None
+
+    @staticmethod
+    def _libyaml_accepts_all(texts: list[str]) -> bool:
+        """Whether libyaml accepts every text, checked together."""
+        from . import nodes
+
+        if not nodes.HAVE_LIBYAML:  # pragma: no cover - PyYAML built without libyaml: piece by piece
+            return False
+        # In batches of UTF-8 bytes, which libyaml reads in place: one joined text (and the
+        # UTF-8 copy libyaml makes of a str) would add twice the unchecked input to peak memory.
+        return all(nodes.libyaml_accepts(batch) for batch in encode_chunks(texts))
+
     def _add_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
+        import yaml
+
+        from . import nodes
+
         name = parsed.name
         if len(piece.text) > MAX_DOCUMENT_CHARS:
             raise WavegenError(
@@ -440,33 +468,37 @@ class Engine:
         try:
             kind = self._relevant(piece)
             if kind is None:
-                validate_piece(piece.text)
+                nodes.validate_piece(piece.text)
                 return
             if self.fast:
                 # What the reader accepts is valid YAML (and within the depth limit); what
                 # it declines is composed below exactly as on the reference path.
                 fast = self._read_fast(piece.text, kind)
                 shaped = fast is not None and not isinstance(fast, list) and fast[5]
-                if fast is not None and (not shaped or libyaml_accepts(piece.text)):
+                if fast is not None and (not shaped or nodes.libyaml_accepts(piece.text)):
                     self._append_read(fast, parsed, file_index, piece_index)
                     return
         except yaml.YAMLError as err:
-            raise yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
+            raise nodes.yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
         except WavegenError as err:
             raise err.located(file=name, document=piece.number, line_offset=piece.line, template=piece.helm_template()) from None
         self._compose_piece(parsed, file_index, piece_index, piece)
 
     def _compose_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
         """Compose a relevant document with libyaml and add its object(s)."""
+        import yaml
+
+        from . import nodes
+
         name = parsed.name
         try:
-            root = compose(piece.text)
+            root = nodes.compose(piece.text)
             if root is None:
                 return
-            converted = to_python(root, "&" in piece.text)
+            converted = nodes.to_python(root, "&" in piece.text)
             self._check_object(converted.value, root.start_mark.line)
         except yaml.YAMLError as err:
-            raise yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
+            raise nodes.yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
         except RecursionError:
             raise WavegenError(
                 "document nests too deeply",
@@ -483,7 +515,7 @@ class Engine:
         if not isinstance(body, dict) or "kind" not in body:
             return
         if str(body.get("kind", "")).endswith("List") and isinstance(body.get("items"), list):
-            for item_index, item_node in iter_list_items(root):
+            for item_index, item_node in nodes.iter_list_items(root):
                 item = body["items"][item_index]
                 if isinstance(item, dict) and "kind" in item:
                     self._add_object(item, item_node, file_index, piece_index, item_index)
@@ -492,17 +524,29 @@ class Engine:
 
     def _node(self, uid: int, cache: dict[tuple[int, int], Node | None]) -> Node | None:
         """The node of an object, composing its document again (once per document)."""
+        from . import nodes
+
         where = self.located[uid]
         key = (where.file, where.piece)
         if key not in cache:
             # Objects of one document are adjacent: keeping only the last
             # document's tree bounds memory to one document.
             cache.clear()
-            cache[key] = compose(self.files[where.file].pieces[where.piece].text)
+            cache[key] = nodes.compose(self.files[where.file].pieces[where.piece].text)
         root = cache[key]
         if root is None or where.item is None:
             return root
-        return next((node for index, node in iter_list_items(root) if index == where.item), None)
+        return next((node for index, node in nodes.iter_list_items(root) if index == where.item), None)
+
+    def _fast_field_line(self, uid: int, field: str) -> int | None:
+        """The line of a field of an object the subset reader read, from its rows (None: compose it)."""
+        where = self.located[uid]
+        parsed = self.files[where.file]
+        if where.item is not None or where.piece not in parsed.fast_read:
+            return None
+        piece = parsed.pieces[where.piece]
+        within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values)
+        return None if within is None else piece.line + within
 
     def _locate_finding(
         self,
@@ -515,10 +559,14 @@ class Engine:
         uid = by_position.get((finding.file, finding.document, finding.line))
         if uid is None:
             return finding
-        node = self._node(uid, cache)
-        if node is None:
-            return finding
-        line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
+        line = self._fast_field_line(uid, finding.field)
+        if line is None:
+            node = self._node(uid, cache)
+            if node is None:
+                return finding
+            from .nodes import line_of
+
+            line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
         return Finding(
             finding.severity,
             finding.message,

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
-from .resolver import BOOL_TAG, BY_FIRST_CHAR, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
-from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode
+from .resolver import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, implicit_tag
+from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode, field_parts
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in the type aliases below.
@@ -72,6 +72,12 @@ def _unreadable(text: str) -> bool:
     return any(part in text for part in _UNREAD) or re.search(_NOT_PRINTABLE, text) is not None
 
 
+def accepts_without_content(text: str) -> bool:
+    """Whether libyaml accepts a piece of markers, comments and blank lines only (see split.Piece):
+    when nothing in it is unreadable."""
+    return not _unreadable(text)
+
+
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
 _MAX_KEY = 1000
 
@@ -87,18 +93,14 @@ class _Bail(Exception):
 
 
 def _resolve_plain(value: str) -> Any:
-    for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()):
-        if pattern.match(value):
-            if tag == NULL_TAG:
-                return None
-            if tag == BOOL_TAG:
-                return value.lower() in _TRUE_WORDS
-            return TypedScalar(tag, value)
-    return value
-
-
-def _resolves_to_str(value: str) -> bool:
-    return all(tag == STR_TAG or not pattern.match(value) for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()))
+    tag = implicit_tag(value)
+    if tag == STR_TAG:
+        return value
+    if tag == NULL_TAG:
+        return None
+    if tag == BOOL_TAG:
+        return value.lower() in _TRUE_WORDS
+    return TypedScalar(tag, value)
 
 
 # Keys repeat across documents (name, metadata, ...): each is checked once.
@@ -109,7 +111,7 @@ def _good_key(key: str) -> bool:
     """Whether a plain key reads as the string it spells, within libyaml's simple-key length."""
     if key in _GOOD_KEYS:
         return True
-    if len(key) > _MAX_KEY or not _resolves_to_str(key):
+    if len(key) > _MAX_KEY or implicit_tag(key) != STR_TAG:
         return False
     if len(_GOOD_KEYS) < 4096:  # bounded: keys come from untrusted input
         _GOOD_KEYS.add(key)
@@ -190,9 +192,11 @@ def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
             continue
         if len(line) - len(content) <= indent or content[0] == "#":
             break  # a less indented line, or a comment, ends the scalar
-        more = _plain_line(content)
-        if commented or not more or content[0] in _NOT_PLAIN_START or " #" in content:
-            raise _Bail  # text after a comment, an indicator or a comment inside: left to libyaml
+        # A continuation may start with any character (libyaml only looks at its indentation),
+        # "- " and quotes included; only ": " or a ":" last would end the scalar (an error here).
+        more = content.rstrip(" ")
+        if commented or " #" in content or ": " in more or more[-1] == ":":
+            raise _Bail  # text after a comment, a comment inside, or a mapping value: left to libyaml
         parts.append("\n" * breaks if breaks else " ")
         parts.append(more)
         breaks = 0
@@ -912,6 +916,19 @@ class _NodeBuilder:
                     yield i
             i += 1
 
+    def item_rows(self, i: int, column: int) -> Iterator[int]:
+        """The rows of the items ("-") of the block sequence at ``column`` whose first item is row i."""
+        rows = self.rows
+        count = len(rows)
+        while i < count:
+            indent, dash, _, _, shape, _ = rows[i] or self.row(i)
+            if shape != _BLANK:
+                if indent < column or (indent == column and not dash):
+                    return
+                if indent == column:
+                    yield i
+            i += 1
+
     def find(self, i: int, column: int, wanted: str) -> int:
         """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
         return next((row for row in self.key_rows(i, column) if self.row(row)[2] == wanted), -1)
@@ -968,7 +985,7 @@ class _NodeBuilder:
                 (
                     ScalarNode(STR_TAG, key, _mark(i, offset + key_start), _mark(i, offset + key_end), style=_STYLE[key_kind]),
                     ScalarNode(
-                        STR_TAG if value_kind != _FLOW_PLAIN else _plain_tag(rest[value_start:value_end]),
+                        STR_TAG if value_kind != _FLOW_PLAIN else implicit_tag(rest[value_start:value_end]),
                         value if value.__class__ is str else rest[value_start:value_end],
                         _mark(i, offset + value_start),
                         _mark(i, offset + value_end),
@@ -1008,7 +1025,7 @@ class _NodeBuilder:
             value = match.group(1).replace("''", "'")
             return ScalarNode(STR_TAG, value, _mark(i, start), _mark(i, start + match.end()), style="'")
         text, end_line, end_column = _plain_extent(self.lines, rest, i, column)
-        return ScalarNode(_plain_tag(text), text, _mark(i, start), _mark(end_line, end_column), style="")
+        return ScalarNode(implicit_tag(text), text, _mark(i, start), _mark(end_line, end_column), style="")
 
     def mapping(self, i: int, column: int, wanted: _Wanted | None) -> MappingNode:
         """The block mapping at ``column`` whose first key is on row i.
@@ -1034,13 +1051,6 @@ class _NodeBuilder:
                 if not missing:
                     break
         return MappingNode(MAP_TAG, pairs, pairs[0][0].start_mark, _mark(last + 1, 0), flow_style=False)
-
-
-def _plain_tag(value: str) -> str:
-    for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()):
-        if pattern.match(value):
-            return tag
-    return STR_TAG
 
 
 def template_node(
@@ -1075,6 +1085,73 @@ def template_node(
         return builder.mapping(i, column, TEMPLATE_PARTS)
     except _Bail:
         return None  # something the splicer reads is outside what rows tell: compose it
+
+
+def field_line(
+    text: str, dotted: str, row_cache: RowCache | None = None, plain_values: dict[str, Any] | None = None
+) -> int | None:
+    """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
+
+    The 1-based line of the innermost list item the path reaches, else of the last key
+    found, else of the root's. A path that goes on into a flow collection is left to
+    libyaml's nodes (None).
+    """
+    lines = text.split("\n")
+    lines.pop()
+    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    row = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+    line = row
+    item_line: int | None = None
+    # Where the path is: a block mapping or sequence at ``column`` whose first key or item is
+    # on ``row`` (``on_dash``: a mapping that is a sequence's item, its first key after the
+    # "-"), else a scalar (``column`` None), or a flow collection (``flow``).
+    column: int | None = 0
+    in_sequence = on_dash = flow = False
+    try:
+        for index, key in field_parts(dotted):
+            if flow:
+                return None
+            if column is None or in_sequence != (index is not None):
+                break  # line_of stops where the path does not fit the node
+            if index is not None:
+                found = next((r for n, r in enumerate(builder.item_rows(row, column)) if n == index), -1)
+                if found < 0:
+                    break
+                _, dash, item_key, rest, _, _ = builder.row(found)
+                if item_key:  # "- key: ...": a mapping whose first key is on the dash's line
+                    row, column, in_sequence, on_dash = found, column + 1 + len(dash), False, True
+                elif rest:  # a scalar or flow collection after the dash
+                    row, column, flow = found, None, rest[0] in "[{"
+                else:  # "-" alone: the item is the block below it
+                    nested = builder.nested_start(found, column)
+                    if nested is None or nested[1] <= column:
+                        return None  # a null item
+                    row, column, in_sequence = nested
+                    on_dash = False
+                    if not in_sequence and not builder.row(row)[2]:
+                        column, flow = None, builder.row(row)[3][:1] in ("[", "{")
+                item_line = line = row
+                continue
+            rest_start = row + 1 if on_dash else row  # an item's later keys start below its dash
+            found = row if on_dash and builder.row(row)[2] == key else builder.find(rest_start, column, key)
+            if found < 0:
+                break
+            line = found
+            on_dash = False
+            rest = builder.row(found)[3]
+            if rest:
+                row, column, flow = found, None, rest[0] in "[{"
+                continue
+            nested = builder.nested_start(found, column)
+            if nested is None:
+                row, column = found, None  # null
+                continue
+            row, column, in_sequence = nested
+            if not in_sequence and not builder.row(row)[2]:
+                column, flow = None, builder.row(row)[3][:1] in ("[", "{")
+    except _Bail:
+        return None
+    return (item_line if item_line is not None else line) + 1
 
 
 _ITEMS_KEY = re.compile(r"items:(?: *| +#.*)")

@@ -13,7 +13,7 @@ from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
 from .resolver import BOOL_TAG, MAP_TAG, MERGE_TAG, NULL_TAG, SEQ_TAG, STR_TAG
-from .tree import MAX_DEPTH, mapping_get, node_at
+from .tree import MAX_DEPTH, field_parts, mapping_get, node_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -202,19 +202,6 @@ def validate_piece(text: str) -> None:
             pass
 
 
-# Directives and "..." end markers make a document's meaning depend on where the stream
-# is cut; a BOM may restart a stream. With none of them, libyaml accepting a run of
-# "---"-separated pieces means it accepts every piece alone, and the converse.
-_CONTEXT_SENSITIVE = ("\n%", "\n...", "\ufeff")
-
-
-def can_check_at_once(text: str) -> bool:
-    """Whether pieces of this stream may be syntax-checked together (see :func:`libyaml_accepts`)."""
-    if not HAVE_LIBYAML:  # pragma: no cover - PyYAML built without libyaml
-        return False
-    return not text.startswith(("%", "...")) and not any(marker in text for marker in _CONTEXT_SENSITIVE)
-
-
 def libyaml_accepts(text: str | bytes) -> bool:
     """Whether libyaml parses the text (or its UTF-8 bytes) without error, in one C pass (nothing is built)."""
     try:
@@ -400,14 +387,6 @@ def to_python(root: Node, may_have_anchors: bool = True) -> Converted:
     return Converted(value, has_alias)
 
 
-# A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
-# (``metadata.annotations[wavegen.io/extra-secrets]``).
-# Compiled when first needed: only findings ask for it, and compiling costs start-up time.
-@functools.cache
-def _field_parts() -> re.Pattern[str]:
-    return re.compile(r"\[([^\]]*)\]|([^.\[]+)")
-
-
 def line_of(root: Node, dotted: str) -> int:
     """1-based line (within the document) a field path points at.
 
@@ -419,10 +398,8 @@ def line_of(root: Node, dotted: str) -> int:
     line = int(root.start_mark.line)
     item_line: int | None = None
     node: AnyNode = root
-    for match in _field_parts().finditer(dotted):
-        bracket, name = match.groups()
-        if bracket is not None and bracket.isdigit():
-            index = int(bracket)
+    for index, key in field_parts(dotted):
+        if index is not None:
             if not isinstance(node, SequenceNode) or index >= len(node.value):
                 break
             node = node.value[index]
@@ -430,7 +407,7 @@ def line_of(root: Node, dotted: str) -> int:
             continue
         if not isinstance(node, MappingNode):
             break
-        pair = mapping_get(node, name if bracket is None else bracket)
+        pair = mapping_get(node, key)
         if pair is None:
             break
         line = int(pair[0].start_mark.line)

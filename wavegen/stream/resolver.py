@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -48,19 +49,19 @@ _DATE_TIME = (
     r"(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
     r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
 )
+# Types whose language is a few words: looked up, not matched.
 _WORDS = {
-    BOOL_TAG: tuple(case for word in ("yes", "no", "true", "false", "on", "off") for case in (word, word.title(), word.upper())),
-    NULL_TAG: ("~", "null", "Null", "NULL", ""),
-    MERGE_TAG: ("<<",),
-    VALUE_TAG: ("=",),
-    YAML_TAG: ("!", "&", "*"),
-}  # fmt: skip
-_LANGUAGES = {
-    FLOAT_TAG: _FLOAT,
-    INT_TAG: _INT,
-    TIMESTAMP_TAG: f"{_DATE}|{_DATE_TIME}",
-    **{tag: "|".join(re.escape(word) for word in words) for tag, words in _WORDS.items()},
+    BOOL_TAG: frozenset(
+        case for word in ("yes", "no", "true", "false", "on", "off") for case in (word, word.title(), word.upper())
+    ),
+    NULL_TAG: frozenset(("~", "null", "Null", "NULL", "")),
+    MERGE_TAG: frozenset(("<<",)),
+    VALUE_TAG: frozenset(("=",)),
+    YAML_TAG: frozenset(("!", "&", "*")),
 }
+_LANGUAGES = {FLOAT_TAG: _FLOAT, INT_TAG: _INT, TIMESTAMP_TAG: f"{_DATE}|{_DATE_TIME}"}
+# Every character a float, int or timestamp can hold (and a final line break, see _language).
+_NUMERIC_CHARS = frozenset("0123456789+-._: \t\neEbxabcdfABCDFinINtTZ")
 # The characters each type's scalars can start with ("" for the empty scalar): only these
 # are tried, in PyYAML's order (bool, float, int, merge, null, timestamp, value, yaml).
 _FIRST_CHARS = {
@@ -75,23 +76,37 @@ _FIRST_CHARS = {
 }
 
 
-def _by_first_char() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
-    # "$", not "\Z": PyYAML's patterns end so, and "$" also matches before a final line break.
-    patterns = {tag: re.compile(f"(?:{language})$") for tag, language in _LANGUAGES.items()}
-    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {"": [(NULL_TAG, patterns[NULL_TAG])]}
+def _tags_by_first_char() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {"": [NULL_TAG]}
     for tag, firsts in _FIRST_CHARS.items():
         for first in firsts:
-            table.setdefault(first, []).append((tag, patterns[tag]))
-    return {first: tuple(pairs) for first, pairs in table.items()}
+            table.setdefault(first, []).append(tag)
+    return {first: tuple(tags) for first, tags in table.items()}
 
 
 # Which types a plain scalar may be, by its first character; tried in order, the first match wins.
-BY_FIRST_CHAR = _by_first_char()
+TAGS_BY_FIRST_CHAR = _tags_by_first_char()
+
+
+@functools.cache
+def _language(tag: str) -> re.Pattern[str]:
+    # Compiled when first needed: the three patterns cost about a millisecond at every start.
+    # "$", not "\Z": PyYAML's patterns end so, and "$" also matches before a final line break.
+    return re.compile(f"(?:{_LANGUAGES[tag]})$")
 
 
 def implicit_tag(value: str) -> str:
     """The tag of a plain scalar: the first type whose language holds it, else str."""
-    for tag, pattern in BY_FIRST_CHAR.get(value[:1], ()):
-        if pattern.match(value):
+    tags = TAGS_BY_FIRST_CHAR.get(value[:1])
+    if tags is None:
+        return STR_TAG
+    if value.isdigit() and value.isascii() and (value[0] != "0" or value == "0"):
+        return INT_TAG  # the usual number ("1", "8080"), which no float or timestamp is
+    for tag in tags:
+        words = _WORDS.get(tag)
+        if words is not None:
+            if value in words or (value[-1:] == "\n" and value[:-1] in words):
+                return tag
+        elif _NUMERIC_CHARS.issuperset(value) and _language(tag).match(value):
             return tag
     return STR_TAG

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import re
+
 from .resolver import STR_TAG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, TypeGuard
 
     import yaml.nodes
@@ -92,3 +96,21 @@ def node_at(root: AnyNode, path: tuple[str, ...]) -> AnyNode | None:
         pair = mapping_get(node, part)
         node = pair[1] if pair else None
     return node
+
+
+# A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
+# (``metadata.annotations[wavegen.io/extra-secrets]``).
+# Compiled when first needed: only findings ask for it, and compiling costs start-up time.
+@functools.cache
+def _field_part() -> re.Pattern[str]:
+    return re.compile(r"\[([^\]]*)\]|([^.\[]+)")
+
+
+def field_parts(dotted: str) -> Iterator[tuple[int | None, str]]:
+    """The parts of a field path: (index, "") for ``[N]``, (None, key) for a key."""
+    for match in _field_part().finditer(dotted):
+        bracket, name = match.groups()
+        if bracket is not None and bracket.isdigit():
+            yield int(bracket), ""
+        else:
+            yield None, name if bracket is None else bracket
