@@ -227,3 +227,13 @@ def test_documents_passed_through_are_checked_in_bounded_batches(monkeypatch: py
     broken = bundle + "---\nkind: CustomResourceDefinition\nmetadata: {name: [\n"
     with pytest.raises(WavegenError, match="document 41"):
         run([InputDocument("crds.yaml", broken.encode())], Options())
+
+
+def test_written_files_keep_their_mode_and_new_ones_are_private(tmp_path: Path) -> None:
+    kept, new = tmp_path / "kept.yaml", tmp_path / "new.yaml"
+    kept.write_text("old\n")
+    kept.chmod(0o640)
+    files.write_atomically([(kept, b"a\n"), (str(new), ["b\n"])])
+    assert kept.read_bytes() == b"a\n" and new.read_bytes() == b"b\n"
+    assert (kept.stat().st_mode & 0o777, new.stat().st_mode & 0o777) == (0o640, 0o600)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.yaml", "new.yaml"]  # no temporary file left

@@ -112,6 +112,13 @@ def test_the_import_check_sees_pyyaml(tmp_path: Path) -> None:
     assert "yaml" in imported_by(["transform", str(FIXTURES / "anchors" / "input.yaml")], tmp_path)
 
 
+def test_transform_writing_a_file_imports_no_tempfile(tmp_path: Path) -> None:
+    # -o and -i write through a temporary file of their own making: tempfile imports shutil and random
+    out = tmp_path / "written.yaml"
+    modules = imported_by(["transform", "-o", str(out), str(FIXTURES / "helm-basic" / "input.yaml")], tmp_path)
+    assert heavy(modules, NOT_FOR_TRANSFORM) == [] and out.read_bytes()
+
+
 def test_the_import_check_sees_typer(tmp_path: Path) -> None:
     modules = imported_by(["transform", "--help"], tmp_path)
     assert "typer" in modules and "typing" in modules  # help is typer's (which imports typing): the probe can fail

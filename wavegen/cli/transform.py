@@ -64,16 +64,14 @@ def transform(
             print(f"wavegen: {len(stale)} file(s) have stale config hashes", file=sys.stderr)
             return EXIT_FINDINGS
         return EXIT_OK
-    if in_place or output:
-        from pathlib import Path  # only for writing files: a run that prints its result need not import it
     if in_place:
         if any(p is None for p in files):
             raise WavegenError("--in-place cannot write to standard input", exit_code=EXIT_USAGE)
-        write_atomically([(Path(p), result.files[i].chunks) for i in result.changed() if (p := files[i]) is not None])
+        write_atomically([(p, result.files[i].chunks) for i in result.changed() if (p := files[i]) is not None])
         return EXIT_OK
     text = join_streams([file.chunks for file in result.files])
     if output:
-        write_atomically([(Path(output), text)])
+        write_atomically([(output, text)])
     else:
         write_chunks(text, sys.stdout.buffer)
         sys.stdout.buffer.flush()

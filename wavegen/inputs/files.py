@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -121,29 +122,42 @@ def join_streams(outputs: Sequence[Sequence[str]]) -> Iterator[str]:
         open_line = not empty and not next(chunk for chunk in reversed(chunks) if chunk).endswith("\n")
 
 
-def write_atomically(replacements: Sequence[tuple[Path, bytes | Iterable[str]]]) -> None:
+def _temp_file(path: str) -> tuple[int, str]:
+    """A new file (mode 0600) beside ``path`` for its content, opened for writing, and its name."""
+    directory, name = os.path.split(path)
+    for _ in range(100):
+        # Random names, created exclusively, as tempfile.mkstemp makes them: tempfile itself (with
+        # shutil, random and pathlib) would cost a run writing one file more time than the writing.
+        temp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.wavegen-tmp")
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", path)
+
+
+def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[str]]]) -> None:
     """Write every file or none: all temp files first, then renames.
 
     Each file's content is bytes, or text chunks encoded and written in batches (no copy of the whole).
     """
-    # Only -i and -o write files; tempfile (with shutil and random) would cost every run its import.
-    import contextlib
-    import tempfile
-    from pathlib import Path
-
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[str, str]] = []
     try:
-        for path, data in replacements:
-            directory = path.parent if str(path.parent) else Path(".")
-            fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wavegen-tmp", dir=directory)
+        for target, data in replacements:
+            path = os.fspath(target)
+            fd, temp = _temp_file(path)
             staged.append((temp, path))
             with os.fdopen(fd, "wb") as handle:
                 for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
                     handle.write(block)
                 handle.flush()
                 os.fsync(handle.fileno())
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(temp, path.stat().st_mode & 0o7777)
+            try:
+                mode = os.stat(path).st_mode & 0o7777
+            except FileNotFoundError:
+                mode = None  # a new file keeps the temporary one's 0600
+            if mode is not None:
+                os.chmod(temp, mode)
         for temp, path in staged:
             os.replace(temp, path)
         staged.clear()
@@ -151,5 +165,7 @@ def write_atomically(replacements: Sequence[tuple[Path, bytes | Iterable[str]]])
         raise WavegenError(f"cannot write: {err.strerror or type(err).__name__}", file=str(err.filename or "")) from None
     finally:
         for temp, _ in staged:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - contextlib.suppress would import contextlib, as tempfile did
                 os.unlink(temp)
+            except OSError:
+                pass
