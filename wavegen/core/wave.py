@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import base64
+import binascii
 from collections.abc import Iterable, Mapping, Sequence
 
 from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind, is_mapping
@@ -270,7 +270,7 @@ def _go_sort_key(s: str) -> bytes:
 
 def go_json_bytes_map(data: Mapping[str, bytes]) -> str:
     """Return a Go ``map[string][]byte`` as ``json.Marshal`` writes it (sorted keys, standard base64 values)."""
-    parts = [f'{go_json_string(key)}:"{base64.b64encode(data[key]).decode("ascii")}"' for key in sorted(data, key=_go_sort_key)]
+    parts = [f'{go_json_string(key)}:"{binascii.b2a_base64(data[key], newline=False).decode("ascii")}"' for key in sorted(data, key=_go_sort_key)]
     return "{" + ",".join(parts) + "}"
 
 

@@ -207,9 +207,8 @@ def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
 
 # A token of a one-line flow collection: an indicator, a quoted scalar, ": ", or a plain scalar
 # (with the spaces after it). Plain ones stop at ":" and "#", which this reader leaves to libyaml.
-_FLOW_TOKEN = re.compile(
-    r""" *(?:([\[\]{},])|("[^"\\]*(?:\\.[^"\\]*)*")|('[^']*(?:''[^']*)*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))"""
-)
+# Compiled on first use (re caches it), like the other patterns for less usual lines below.
+_FLOW_TOKEN = r""" *(?:([\[\]{},])|("[^"\\]*(?:\\.[^"\\]*)*")|('[^']*(?:''[^']*)*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))"""
 _INDICATOR, _DOUBLE_QUOTED, _SINGLE_QUOTED, _VALUE, _FLOW_PLAIN = range(1, 6)
 _STYLE = {_DOUBLE_QUOTED: '"', _SINGLE_QUOTED: "'", _FLOW_PLAIN: ""}
 _Token = tuple[int, int, int]  # kind, start, end
@@ -219,7 +218,7 @@ def _flow_tokens(text: str) -> tuple[list[_Token], int]:
     """The tokens of the flow collection that opens text, and where it closes."""
     tokens: list[_Token] = []
     position = depth = 0
-    match = _FLOW_TOKEN.match
+    match = re.compile(_FLOW_TOKEN).match
     while True:
         found = match(text, position)
         if found is None:
@@ -537,7 +536,7 @@ def _fold(body: list[str]) -> str:
 
 
 # A quoted key (no escapes) and what follows its ": ".
-_QUOTED_KEY = re.compile(r"""(?:"([^"\\]*)"|'([^']*(?:''[^']*)*)'):(?: +|\Z)(.*)""", re.S)
+_QUOTED_KEY = r"""(?s)(?:"([^"\\]*)"|'([^']*(?:''[^']*)*)'):(?: +|\Z)(.*)"""
 # First characters of values that are not plain scalars for sure ("-", "?" and ":" may start one).
 _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
@@ -596,7 +595,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
     quoted = False
     if not key and rest[:1] in ('"', "'"):
-        match = _QUOTED_KEY.match(rest)
+        match = re.match(_QUOTED_KEY, rest)
         if match is not None:
             key = match.group(1) if match.group(1) is not None else match.group(2).replace("''", "'")
             rest = match.group(3)
@@ -678,13 +677,13 @@ def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
 
 # A quoted scalar where a flow collection's token starts, kept to its one line: what libyaml
 # reads as a quoted scalar there too.
-_QUOTED_TOKEN = re.compile(r"""((?:[\[{,]|: ) *)(?:"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*')""")
+_QUOTED_TOKEN = r"""((?:[\[{,]|: ) *)(?:"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*')"""
 
 
 def _flow_shaped(rest: str, room: int) -> bool:
     """Whether a flow collection nobody reads surely ends on its line (libyaml checks the rest)."""
     if '"' in rest or "'" in rest:
-        rest = _QUOTED_TOKEN.sub(r"\1x", rest)  # its brackets and quotes are text, not structure
+        rest = re.sub(_QUOTED_TOKEN, r"\1x", rest)  # its brackets and quotes are text, not structure
         if '"' in rest or "'" in rest:
             return False
     if "#" in rest or rest.rstrip(" ")[-1] not in "]}":

@@ -141,7 +141,8 @@ def _insert_entries(doc: DocumentText, mapping: AnyMapping, entries: Mapping[str
 
 
 # A key alone on its line ("annotations:", maybe a comment): its value is the implicit null.
-_KEY_ALONE = re.compile(r"( *)annotations:[ ]*(?:#[^\r\n]*)?\r?\n")
+# Compiled on first use (re caches it): only null annotations need it.
+_KEY_ALONE = r"( *)annotations:[ ]*(?:#[^\r\n]*)?\r?\n"
 
 
 def _fill_implicit_null(
@@ -150,7 +151,7 @@ def _fill_implicit_null(
     """Entries as the block value of a key that has none ("annotations:" alone, as helm renders empty values)."""
     line = key_node.start_mark.line
     start, end = doc.line_start(line), doc.next_line_start(line)
-    alone = _KEY_ALONE.fullmatch(doc.text, start, end)
+    alone = re.compile(_KEY_ALONE).fullmatch(doc.text, start, end)
     if (
         alone is None
         or len(alone.group(1)) != key_node.start_mark.column

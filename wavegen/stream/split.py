@@ -14,19 +14,21 @@ if TYPE_CHECKING:
     from typing import overload
 
 # libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
-LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# This and the other patterns for what few streams hold are compiled on first use (re
+# caches them): compiling every pattern at import cost each run about a millisecond.
+LINE_BREAK = "\r\n|[\r\n\x85\u2028\u2029]"
 _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
 # Markers are searched as "\n---" rather than "^---" with re.M: a literal prefix
 # lets the regex engine skip ahead, which is several times faster on big streams;
 # a marker on the very first line is checked separately.
 _DOC_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)")
-_DOC_END = re.compile(r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)")
-_DOC_END_FIRST = re.compile(r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)")
-_DIRECTIVE_LINE = re.compile(r"^%[^\r\n]*\r?\n\Z")
+_DOC_END = r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
+_DOC_END_FIRST = r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
+_DIRECTIVE_LINE = r"^%[^\r\n]*\r?\n\Z"
 _NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
 BOM = "\ufeff"
 # helm template writes this comment above every document it renders.
-_HELM_SOURCE = re.compile(r"#[ \t]*Source:[ \t]*(\S[^\r\n]*?)[ \t]*\Z")
+_HELM_SOURCE = r"#[ \t]*Source:[ \t]*(\S[^\r\n]*?)[ \t]*\Z"
 
 
 class Piece(Record, hashable=False):
@@ -53,7 +55,7 @@ class Piece(Record, hashable=False):
         for line in self.text.splitlines():
             if not _NON_CONTENT_LINE.fullmatch(line):
                 return ""  # only the comments before the document's content count
-            match = _HELM_SOURCE.match(line.strip())
+            match = re.match(_HELM_SOURCE, line.strip())
             if match:
                 return match.group(1)
         return ""
@@ -98,7 +100,7 @@ class LineStarts(Sequence[int]):
 def line_starts(text: str) -> Sequence[int]:
     """Offsets at which each line of text begins."""
     if "\r" in text or any(ch in text for ch in _EXOTIC_BREAKS):
-        return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
+        return [0, *(m.end() for m in re.finditer(LINE_BREAK, text))]
     return LineStarts(text)
 
 
@@ -122,16 +124,16 @@ def split_stream(text: str) -> list[Piece]:
     for cut in starts:
         while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
-            if _DIRECTIVE_LINE.match(text[previous:cut]):
+            if re.match(_DIRECTIVE_LINE, text[previous:cut]):
                 cut = previous
             else:
                 break
         cuts.add(cut)
-    ends = [m.end() for m in _DOC_END.finditer(text)]
-    first_end = _DOC_END_FIRST.match(text)
-    if first_end:
-        ends.append(first_end.end())
-    cuts.update(ends)
+    if "..." in text:  # end markers: most streams have none
+        cuts.update(m.end() for m in re.finditer(_DOC_END, text))
+        first_end = re.match(_DOC_END_FIRST, text)
+        if first_end:
+            cuts.add(first_end.end())
     ordered = sorted(cuts)
     pieces: list[Piece] = []
     line = 0
@@ -139,7 +141,7 @@ def split_stream(text: str) -> list[Piece]:
     for number, (start, end) in enumerate(itertools.pairwise(ordered), start=1):
         chunk = text[start:end]
         pieces.append(Piece(chunk, line, number))
-        line += len(LINE_BREAK.findall(chunk)) if exotic else chunk.count("\n")
+        line += len(re.findall(LINE_BREAK, chunk)) if exotic else chunk.count("\n")
     if not pieces:
         pieces.append(Piece("", 0, 1))
     return pieces
