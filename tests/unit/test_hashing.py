@@ -87,3 +87,19 @@ def test_invalid_base64_error_never_contains_the_value() -> None:
     with pytest.raises(SourceError) as caught:
         config_source("Secret", "ns", "s", {"data": {"password": "hunter2-not-base64!"}})
     assert "hunter2" not in str(caught.value)
+
+
+def test_the_builtin_sha256_gives_hashlibs_digests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small runs hash with CPython's own SHA-256 (no OpenSSL to load), larger ones with hashlib's: same digests."""
+    import hashlib
+    import os
+
+    from wavegen.core import hashing
+
+    values = [b"", b"x", os.urandom(1000), os.urandom(70_000)]
+    monkeypatch.setattr(hashing, "_hashed", [0])
+    builtin = [hashing.sha256_hex(value) for value in values]
+    assert hashing._sha256_constructor(0) is not hashlib.sha256  # the builtin one was used
+    monkeypatch.setattr(hashing, "_hashed", [hashing._BUILTIN_SHA256_BYTES + 1])
+    assert hashing._sha256_constructor(0) is hashlib.sha256
+    assert builtin == [hashing.sha256_hex(value) for value in values] == [hashlib.sha256(v).hexdigest() for v in values]

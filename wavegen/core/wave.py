@@ -5,6 +5,7 @@ from __future__ import annotations
 import binascii
 from collections.abc import Iterable, Mapping, Sequence
 
+from wavegen.core.hashing import sha256_hex
 from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind, is_mapping
 
 TYPE_CHECKING = False
@@ -270,7 +271,10 @@ def _go_sort_key(s: str) -> bytes:
 
 def go_json_bytes_map(data: Mapping[str, bytes]) -> str:
     """Return a Go ``map[string][]byte`` as ``json.Marshal`` writes it (sorted keys, standard base64 values)."""
-    parts = [f'{go_json_string(key)}:"{binascii.b2a_base64(data[key], newline=False).decode("ascii")}"' for key in sorted(data, key=_go_sort_key)]
+    parts = [
+        f'{go_json_string(key)}:"{binascii.b2a_base64(data[key], newline=False).decode("ascii")}"'
+        for key in sorted(data, key=_go_sort_key)
+    ]
     return "{" + ",".join(parts) + "}"
 
 
@@ -323,9 +327,7 @@ def wave_hash(references: Sequence[Reference], sources: Mapping[SourceKey, Confi
     different namespaces the later reference wins). ``ConfigSource.ignored``
     is not consulted: wave knows nothing of it.
     """
-    import hashlib  # here, not at module level: a run that hashes nothing skips loading OpenSSL
-
-    return hashlib.sha256(_canonical_bytes(references, sources)).hexdigest()
+    return sha256_hex(_canonical_bytes(references, sources))
 
 
 def wave_missing_required(references: Sequence[Reference], sources: Mapping[SourceKey, ConfigSource]) -> list[str]:
