@@ -517,20 +517,25 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
 
 
 def _fold(body: list[str]) -> str:
-    """A folded scalar's lines joined: a space between adjacent lines, a line break per empty line."""
+    """A folded scalar's lines joined as libyaml joins them: a space between adjacent lines, a
+    line break per empty line; but a more-indented line (a CEL expression's, a code sample's)
+    keeps the line breaks around it."""
     parts: list[str] = []
-    breaks = 0
+    breaks = 0  # empty lines since the last content line
+    indented: bool | None = None  # whether the last content line was more indented (None: none yet)
     for line in body:
         if not line:
             breaks += 1
             continue
-        if line[0] == " ":
-            raise _Bail  # more-indented lines keep their breaks; left to libyaml
-        if parts:
-            parts.append("\n" * breaks if breaks else " ")
-        elif breaks:
+        more = line[0] == " "
+        if indented is None:
             parts.append("\n" * breaks)  # leading empty lines are line breaks of their own
+        elif indented or more:
+            parts.append("\n" * (breaks + 1))
+        else:
+            parts.append("\n" * breaks if breaks else " ")
         parts.append(line)
+        indented = more
         breaks = 0
     return "".join(parts)
 
