@@ -21,17 +21,28 @@ CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 # process, and OpenSSL's the rest.
 _BUILTIN_SHA256_BYTES = 1 << 20
 _hashed = [0]  # bytes hashed so far in this process
+_builtin: list[Callable[[bytes], Any] | None] = []  # CPython's own constructor (None: not built), once found
+
+
+def _builtin_sha256() -> Callable[[bytes], Any] | None:
+    if not _builtin:
+        for name in ("_sha2", "_sha256"):  # CPython's own: Python 3.12 and later, Python 3.11
+            try:
+                _builtin.append(__import__(name).sha256)
+                break
+            except (ImportError, AttributeError):
+                continue
+        else:
+            _builtin.append(None)  # pragma: no cover - built without CPython's own hashes
+    return _builtin[0]
 
 
 def _sha256_constructor(size: int) -> Callable[[bytes], Any]:
     _hashed[0] += size
     if _hashed[0] <= _BUILTIN_SHA256_BYTES:
-        for name in ("_sha2", "_sha256"):  # CPython's own: Python 3.12 and later, Python 3.11
-            try:
-                constructor: Callable[[bytes], Any] = __import__(name).sha256
-            except (ImportError, AttributeError):
-                continue
-            return constructor
+        builtin = _builtin_sha256()
+        if builtin is not None:
+            return builtin
     import hashlib
 
     return hashlib.sha256
