@@ -197,7 +197,7 @@ def corpus_main(args: argparse.Namespace) -> None:
         f"Before: wavegen at `{args.before}`. After: this checkout. Real renders: `benchmarks/corpus.py` "
         "(charts and manifests from Go modules through the module proxy, rendered by the pinned helm). "
         "Reader: reads the subset reader accepted / documents offered to it (workloads, ConfigMaps, Secrets; "
-        "since engine.READ_PASSED_THROUGH_CHARS also, in inputs up to 256 KiB, the documents passed through, "
+        "since engine.READ_PASSED_THROUGH_CHARS also, in inputs up to its size, the documents passed through, "
         "and a document whose flows were only shaped once more, whole). "
         "Goals (issue 22): time ≤ 0.5x the baseline (≤ 0.35x where CRDs are most of the bytes), "
         "peak RSS ≤ 1.0x, one document not slower than before.\n"
