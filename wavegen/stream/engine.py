@@ -40,7 +40,7 @@ WRITE_BATCH_CHARS = 64 * 1024
 # In inputs up to this size (all of a run's inputs together), the subset reader checks the
 # documents passed through unread, instead of libyaml: reading them costs less than
 # importing PyYAML. Measured whole-process, CRD-heavy inputs read by the reader against
-# libyaml's path: 0.81x the time at 291 KB (gatekeeper), 0.92x at 512 KB, 1.01x at 615 KB
+# libyaml's path: 0.81x the time at 291 KB (gatekeeper), 0.92x at 500 KiB, 1.01x at 600 KiB
 # (kyverno's first documents); past this size libyaml's C checks are the faster.
 READ_PASSED_THROUGH_CHARS = 512 * 1024
 # Directives and "..." end markers make a document's meaning depend on where the stream
