@@ -113,7 +113,7 @@ def test_the_builtin_sha256_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -
     from wavegen.core import hashing
 
     monkeypatch.setattr(hashing, "_hashed", [0])
-    monkeypatch.setattr(hashing, "_builtin", [])
+    hashing._builtin_sha256.cache_clear()
     imports: list[str] = []
     real_import = builtins.__import__
 

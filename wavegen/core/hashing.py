@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 from .model import ConfigSource, SourceKey
@@ -21,20 +22,18 @@ CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 # process, and OpenSSL's the rest.
 _BUILTIN_SHA256_BYTES = 1 << 20
 _hashed = [0]  # bytes hashed so far in this process
-_builtin: list[Callable[[bytes], Any] | None] = []  # CPython's own constructor (None: not built), once found
 
 
+@functools.cache  # a failed import is not cached by Python: looking again searched sys.path each time
 def _builtin_sha256() -> Callable[[bytes], Any] | None:
-    if not _builtin:
-        for name in ("_sha2", "_sha256"):  # CPython's own: Python 3.12 and later, Python 3.11
-            try:
-                _builtin.append(__import__(name).sha256)
-                break
-            except (ImportError, AttributeError):
-                continue
-        else:
-            _builtin.append(None)  # pragma: no cover - built without CPython's own hashes
-    return _builtin[0]
+    """CPython's own SHA-256 constructor (None when built without it)."""
+    for name in ("_sha2", "_sha256"):  # Python 3.12 and later, Python 3.11
+        try:
+            constructor: Callable[[bytes], Any] = __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        return constructor
+    return None  # pragma: no cover - built without CPython's own hashes
 
 
 def _sha256_constructor(size: int) -> Callable[[bytes], Any]:

@@ -829,6 +829,11 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
     return root, root_line, template, shaped
 
 
+def _body_start(lines: list[str]) -> int:
+    """The document's first line after its own "---" marker line, if it starts with one."""
+    return 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
+
+
 def parse(
     text: str,
     plain_values: dict[str, Any] | None = None,
@@ -850,7 +855,7 @@ def parse(
         return None
     lines = text.split("\n")
     lines.pop()  # the empty string after the final line break
-    start = 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
+    start = _body_start(lines)
     try:
         plains = {} if plain_values is None else plain_values
         rows = _rows(lines, {} if row_cache is None else row_cache, plains)
@@ -893,6 +898,13 @@ class _NodeBuilder:
         self.cache = cache
         self.plains = plains
         self.rows: list[_Row | None] = [None] * len(lines)
+
+    @classmethod
+    def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
+        """A builder over the lines of a document :func:`parse` accepted (it ends with a line break)."""
+        lines = text.split("\n")
+        lines.pop()
+        return cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
 
     def row(self, i: int) -> _Row:
         row = self.rows[i]
@@ -1070,13 +1082,11 @@ def template_node(
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
     ``start``: where :func:`parse` found the template (used when its path is ``path``).
     """
-    lines = text.split("\n")
-    lines.pop()
-    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    builder = _NodeBuilder.over(text, row_cache, plain_values)
     try:
         if start is not None and start[0] == path:
             return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
-        i = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+        i = builder.next_content(_body_start(builder.lines))
         column = 0
         for key in path:
             found = builder.find(i, column, key)
@@ -1100,10 +1110,8 @@ def field_line(
     found, else of the root's. A path that goes on into a flow collection is left to
     libyaml's nodes (None).
     """
-    lines = text.split("\n")
-    lines.pop()
-    builder = _NodeBuilder(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
-    row = builder.next_content(1 if lines[0] == "---" or lines[0].startswith("--- #") else 0)
+    builder = _NodeBuilder.over(text, row_cache, plain_values)
+    row = builder.next_content(_body_start(builder.lines))
     line = row
     item_line: int | None = None
     # Where the path is: a block mapping or sequence at ``column`` whose first key or item is
