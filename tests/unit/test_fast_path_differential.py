@@ -741,3 +741,21 @@ def test_documents_passed_through_are_checked_by_the_reader_in_small_inputs(budg
     assert bool(checked) is (budget == 0)
     bad = PASSED_THROUGH.replace("selector: {app: a}", "selector: {app: a")
     assert_same(bad.encode())  # declined by the reader, refused by libyaml with its words
+
+
+@pytest.mark.parametrize(("args", "libyaml_checks"), [("[--a, --b]", False), ('["--a", "x y"]', False), ("[http://a:1]", True)])
+def test_unread_flows_are_read_when_the_reader_can(args: str, libyaml_checks: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flow outside the planner's fields is read (and checked) by the reader, so even a large
+    input's document needs no libyaml pass; one the reader cannot read (a ':' in a plain
+    scalar) is only shaped, and libyaml checks its document."""
+    checked: list[str | bytes] = []
+    accepts = nodes_module.libyaml_accepts
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda text: checked.append(text) or accepts(text))
+    monkeypatch.setattr(engine_module, "READ_PASSED_THROUGH_CHARS", 0)
+    data = (
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+        f"      containers:\n        - name: c\n          args: {args}\n"
+    ).encode()
+    assert_same(data)
+    assert bool(checked) is libyaml_checks
+    assert_same(data.replace(b"]\n", b"\n"))  # unclosed: declined by the reader, refused by libyaml

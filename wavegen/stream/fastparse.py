@@ -680,6 +680,18 @@ def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
     return _copied(value)
 
 
+def _flow_read(rest: str, room: int, known: dict[str, Any]) -> bool:
+    """Whether the reader reads a flow collection nobody keeps, and so checks it: reading one
+    costs less than libyaml's pass over the whole document that shaping it would need."""
+    if room >= _FLOW_DEPTH and rest in known:
+        return True
+    try:
+        _flow_value_of(rest, room, known)
+    except _Bail:
+        return False
+    return True
+
+
 # A quoted scalar where a flow collection's token starts, kept to its one line: what libyaml
 # reads as a quoted scalar there too.
 _QUOTED_TOKEN = r"""((?:[\[{,]|: ) *)(?:"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*')"""
@@ -818,9 +830,12 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
             i += 1
         elif rest[0] in "[{":
             room = _MOST_ENCLOSING - len(enclosing)
-            if kept is not None and key not in kept and _flow_shaped(rest, room):
-                block[key] = None  # dropped with its document, like an unread block; libyaml checks it
-                shaped = True
+            if kept is not None and key not in kept:
+                block[key] = None  # dropped with its document, like an unread block
+                if not _flow_read(rest, room, known):
+                    if not _flow_shaped(rest, room):
+                        raise _Bail
+                    shaped = True  # libyaml checks it
             else:
                 block[key] = _flow_value_of(rest, room, known)
             i += 1
