@@ -215,8 +215,8 @@ def decode(source: InputDocument) -> tuple[str, str]:
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
 # body (or _PLANNED), root line, the planner's reads and identity, where the pod template
-# starts, and whether libyaml must still check the text (see fastparse.parse)
-_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool]
+# starts, whether libyaml must still check the text, and whether rows tell its structure (see fastparse.parse)
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, bool]
 # The body of an object whose reads and identity are all the planner needs of it.
 _PLANNED: Mapping[str, Any] = MappingProxyType({})
 # The items of a List document the subset reader read: body (or _PLANNED), 0-based line in
@@ -283,9 +283,10 @@ class Engine:
             for body, line, item, item_reads, item_identity in read:
                 self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
             return
-        body, root_line, reads, identity, template, _ = read
+        body, root_line, reads, identity, template, _, walkable = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
-        parsed.fast_read[piece_index] = template
+        if walkable:  # else its template is composed when rendering, and findings are located by libyaml
+            parsed.fast_read[piece_index] = template
 
     def _check_object(self, body: Any, root_line: int) -> None:
         if not isinstance(body, dict):
@@ -306,9 +307,9 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, None, self.row_cache)
         if fast is None:
             return None
-        body, root_line, _, _ = fast  # read whole (no fields): nothing is left for libyaml to check
+        body, root_line, _, _, walkable = fast  # read whole (no fields): nothing is left for libyaml to check
         kind, items = body.get("kind"), body.get("items")
-        if not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
+        if not walkable or not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
             return None
         try:
             self._check_object(body, root_line)
@@ -344,7 +345,7 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, fields, self.row_cache)
         if fast is None:
             return None
-        body, root_line, template, shaped = fast
+        body, root_line, template, shaped, walkable = fast
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
         body_kind = body.get("kind")
@@ -355,10 +356,10 @@ class Engine:
         except WavegenError:
             return None
         if self.reader is None:
-            return body, root_line, None, None, template, shaped
+            return body, root_line, None, None, template, shaped, walkable
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped
+        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, walkable
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""

@@ -376,9 +376,10 @@ _SINGLE_PART = re.compile(r"[^']*(?:''[^']*)*")
 _QUOTED_TAIL = re.compile(r" *| +#.*")
 
 
-def _quoted_lines(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, int]:
+def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     """A quoted scalar that starts on line i (``rest``) and closes on a later line, folded as
-    libyaml folds it; its lines past the first must be indented past ``indent``."""
+    libyaml folds it. Like libyaml, it takes later lines at any indentation (old CRD generators
+    write descriptions so); where they reach the owning block's column, see _reaches_block."""
     double = rest[0] == '"'
     part = _DOUBLE_PART if double else _SINGLE_PART
     quote = rest[0]
@@ -416,8 +417,8 @@ def _quoted_lines(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
             raise _Bail
         line = lines[j]
         content = line.lstrip(" ")
-        if not content or len(line) - len(content) <= indent:
-            raise _Bail  # spaces alone, or a line not indented past the owning block
+        if not content:
+            raise _Bail  # spaces alone
         if escaped_break:
             joins.append("\n" * breaks)
             escaped_break = False
@@ -439,13 +440,13 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
     if first == '"':
         match = _DOUBLE.fullmatch(rest)
         if match is None:
-            return _quoted_lines(lines, rest, i, indent)
+            return _quoted_lines(lines, rest, i)
         body = match.group(1)
         return (_unescape(body) if "\\" in body else body), i + 1
     if first == "'":
         match = _SINGLE.fullmatch(rest)
         if match is None:
-            return _quoted_lines(lines, rest, i, indent)
+            return _quoted_lines(lines, rest, i)
         return match.group(1).replace("''", "'"), i + 1
     if first in "|>":
         return _block_scalar(lines, rest, i, indent)
@@ -453,6 +454,17 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
         return _flow_line(rest, room), i + 1
     value, end_line, _ = _plain_extent(lines, rest, i, indent)
     return _resolve_plain(value), end_line + 1
+
+
+def _reaches_block(lines: list[str], rest: str, i: int, end: int, indent: int) -> bool:
+    """Whether the value ``rest`` on line i, ending before line ``end``, is a quoted scalar with a
+    later line at or left of ``indent``, its owning block's column: then rows alone no longer tell
+    that block's keys and items (see parse's ``walkable``)."""
+    return (
+        end > i + 1
+        and rest[0] in "\"'"
+        and any(line and len(line) - len(line.lstrip(" ")) <= indent for line in lines[i + 1 : end])
+    )
 
 
 def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
@@ -654,9 +666,11 @@ _UNKEPT: FieldTree = {}
 
 # Where the reader found a pod template (see TemplateFields): its path, first row and column.
 TemplateStart = tuple[tuple[str, ...], int, int]
-# The value, the root's line, where the pod template starts, and whether some of the text was
-# only shaped, not checked (flow collections nobody reads): then libyaml must check it.
-Read = tuple[dict[Any, Any], int, TemplateStart | None, bool]
+# The value, the root's line, where the pod template starts, whether some of the text was
+# only shaped, not checked (flow collections nobody reads): then libyaml must check it, and
+# whether rows tell the document's structure (walkable): template_node, field_line and
+# list_item_lines may be used on it only then.
+Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, bool]
 
 
 def _copied(value: Any) -> Any:
@@ -727,6 +741,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
     root_line = i
     template: TemplateStart | None = None  # the first pod template of ``fields``, if it is a block mapping
     shaped = False
+    walkable = True  # whether rows tell the document's structure (see parse)
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence, the fields
     # kept of it: None for all) and those enclosing it.
@@ -748,7 +763,9 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 # "key:" (or "-") with its value on the next line: a scalar or a flow collection
                 if rest[0] in "|>-?:" and not _plain_start(rest):
                     raise _Bail
-                pending[pending_key], i = _inline(lines, rest, i, pending_column, _MOST_ENCLOSING - len(enclosing))
+                pending[pending_key], end = _inline(lines, rest, i, pending_column, _MOST_ENCLOSING - len(enclosing))
+                walkable = walkable and not _reaches_block(lines, rest, i, end, pending_column)
+                i = end
                 pending = None
                 continue
             raise _Bail  # a scalar line of its own, or a key outside the subset
@@ -803,7 +820,9 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                     item = _flow_value_of(rest, _MOST_ENCLOSING - len(enclosing), known)
                     i += 1
                 else:
-                    item, i = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
+                    item, end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
+                    walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+                    i = end
                 block.append(item)
                 continue
             # "- key: ..." opens a mapping at the item's column.
@@ -840,8 +859,10 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 block[key] = _flow_value_of(rest, room, known)
             i += 1
         else:
-            block[key], i = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
-    return root, root_line, template, shaped
+            block[key], end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
+            walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+            i = end
+    return root, root_line, template, shaped, walkable
 
 
 def _body_start(lines: list[str]) -> int:
@@ -856,8 +877,11 @@ def parse(
     row_cache: RowCache | None = None,
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
-    template of ``fields`` starts (see template_node), and whether libyaml must still check the
-    text (a flow collection outside ``fields`` was only shaped); None outside the subset.
+    template of ``fields`` starts (see template_node), whether libyaml must still check the
+    text (a flow collection outside ``fields`` was only shaped), and whether it is walkable:
+    False when a quoted scalar's later lines reach its block's column or left of it (libyaml
+    takes them there), so that a line's indentation no longer tells which block it belongs to;
+    None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
