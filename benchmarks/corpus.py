@@ -80,6 +80,23 @@ CHARTS = (
         ),
     ),
 )
+# More public charts, rendered and measured alone but left out of the mix (which stays the
+# bundle earlier runs recorded): service meshes and CNIs (istio, cilium), CRD-heavy operators
+# whose CRDs come from older controller-gen (flagger, kueue), dashboards in ConfigMaps (grafana).
+OTHER_CHARTS = (
+    Chart("cilium", "github.com/cilium/cilium", "v1.20.2", "install/kubernetes/cilium"),
+    Chart("istio-base", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/base"),
+    Chart("istiod", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/istio-control/istio-discovery"),
+    Chart("flagger", "github.com/fluxcd/flagger", "v1.36.1", "charts/flagger"),
+    Chart("grafana", "github.com/fluxcd/flagger", "v1.36.1", "charts/grafana"),
+    Chart("podinfo", "github.com/fluxcd/flagger", "v1.36.1", "charts/podinfo"),
+    Chart("kueue", "sigs.k8s.io/kueue", "v0.17.0", "charts/kueue"),
+    Chart("sealed-secrets", "github.com/bitnami-labs/sealed-secrets", "v0.40.0", "helm/sealed-secrets"),
+    Chart("external-dns", "sigs.k8s.io/external-dns", "v0.23.0", "charts/external-dns", ("policy=sync",)),
+    Chart(
+        "local-path-provisioner", "github.com/rancher/local-path-provisioner", "v0.0.30", "deploy/chart/local-path-provisioner"
+    ),
+)
 MANIFESTS = (Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),)
 MIX_COPIES = 20
 
@@ -177,6 +194,7 @@ def corpus() -> dict[str, Path]:
     """Every input of the corpus by name, built where missing."""
     renders = [render_chart(chart) for chart in CHARTS]
     inputs = {chart.name: path for chart, path in zip(CHARTS, renders, strict=True)}
+    inputs.update({chart.name: render_chart(chart) for chart in OTHER_CHARTS})
     inputs.update({m.name: copy_manifest(m) for m in MANIFESTS})
     inputs["mix"] = mix(renders)
     inputs["styles"] = styles()

@@ -22,7 +22,7 @@ def real_renders() -> dict[str, Path]:
     """The corpus' charts (rendered by the pinned helm) and manifests, built through the Go module proxy once."""
     tool("helm3")  # a missing helm skips here, fails under CI
     try:
-        renders = {chart.name: corpus.render_chart(chart) for chart in corpus.CHARTS}
+        renders = {chart.name: corpus.render_chart(chart) for chart in (*corpus.CHARTS, *corpus.OTHER_CHARTS)}
         renders.update({manifest.name: corpus.copy_manifest(manifest) for manifest in corpus.MANIFESTS})
     except (SystemExit, OSError) as err:
         message = f"the benchmark corpus could not be built: {err}"
