@@ -794,3 +794,22 @@ def test_quoted_scalars_whose_lines_reach_their_block_are_read_but_not_walked() 
     output = result.outputs[0].decode()
     assert output.count("\n        wavegen.io/config-hash: ") == 1  # in the annotations, not after "over:"
     assert [line for line in output.split("\n") if "wavegen.io/" not in line] == LOOSE_QUOTED_TEMPLATE.split("\n")
+
+
+# The text of a double-quoted scalar: plain characters and one-character escapes (known or not).
+ESCAPED_TEXT = st.lists(st.one_of(st.sampled_from('nt"xuU41a/ _é'), st.sampled_from('\\nt"0abefrv N_LP/q1é').map("\\".__add__)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(ESCAPED_TEXT)
+def test_one_character_escapes_split_as_the_pattern_reads_them(parts: list[str]) -> None:
+    """_unescape's split at backslashes gives what the escape pattern gives (or declines the same)."""
+    body = "".join(parts)
+
+    def outcome(unescape: Any) -> str:
+        try:
+            return str(unescape(body))
+        except fastparse._Bail:
+            return "declined"
+
+    assert outcome(fastparse._unescape_single) == outcome(fastparse._unescape_codes)

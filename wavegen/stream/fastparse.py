@@ -122,6 +122,37 @@ def _unescape(body: str) -> str:
     """The value of a double-quoted scalar's text (libyaml's escapes)."""
     if "\\" not in body:
         return body
+    if "\\x" not in body and "\\u" not in body and "\\U" not in body:
+        return _unescape_single(body)
+    return _unescape_codes(body)
+
+
+def _unescape_single(body: str) -> str:
+    """_unescape for text whose escapes are all one character long (``\\n``, ``\\"``, ``\\\\``): split at
+    the backslashes in C (a JSON document quoted whole holds thousands), not one callback each."""
+    parts = body.split("\\")
+    out = [parts[0]]
+    index, count = 1, len(parts)
+    while index < count:
+        part = parts[index]
+        if part:
+            escaped = _ESCAPES.get(part[0])
+            if escaped is None:
+                raise _Bail  # one libyaml refuses, or "\\/": left to libyaml
+            out.append(escaped)
+            out.append(part[1:])
+            index += 1
+        elif index + 1 < count:
+            out.append("\\")  # "\\\\": the backslash between two parts; the next part is text
+            out.append(parts[index + 1])
+            index += 2
+        else:
+            raise _Bail  # a backslash last, which the quoted patterns never leave
+    return "".join(out)
+
+
+def _unescape_codes(body: str) -> str:
+    """_unescape for text that may hold ``\\x``, ``\\u`` or ``\\U`` escapes."""
 
     def one(match: re.Match[str]) -> str:
         digits = match.group(1) or match.group(2) or match.group(3)
@@ -639,18 +670,22 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     return column, dash, key, rest, shape, value
 
 
-def _rows(lines: list[str], cache: RowCache, plains: dict[str, Any]) -> list[_Row]:
-    """The rows of lines, and a blank row past the last (so that looking at row i + 1 needs no bounds check)."""
-    rows: list[Any] = [cache.get(line) for line in lines]
-    if None in rows:
-        for index, cached in enumerate(rows):
-            if cached is None:
-                line = lines[index]
-                row = rows[index] = _row(line, plains)
-                if len(cache) < _MAX_CACHED_ROWS:
-                    cache[line] = row
+def _rows(lines: list[str], cache: RowCache) -> list[_Row | None]:
+    """The rows of lines already split in this run, None for the others (``_row_at`` splits them
+    when the reader reaches them: lines inside block and multi-line scalars never are), and a
+    blank row past the last (so that looking at row i + 1 needs no bounds check)."""
+    rows: list[_Row | None] = list(map(cache.get, lines))
     rows.append(_END_ROW)
     return rows
+
+
+def _row_at(rows: list[_Row | None], lines: list[str], i: int, cache: RowCache, plains: dict[str, Any]) -> _Row:
+    """Row i, split now (and kept for the next documents while the cache has room)."""
+    line = lines[i]
+    row = rows[i] = _row(line, plains)
+    if len(cache) < _MAX_CACHED_ROWS:
+        cache[line] = row
+    return row
 
 
 # Plain values repeat across documents ("1", "app", "true"); resolving each only once
@@ -727,16 +762,18 @@ def _flow_shaped(rest: str, room: int) -> bool:
     return opens == rest.count("]") + rest.count("}") and opens <= min(_FLOW_DEPTH, room + 1)
 
 
-def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, known: dict[str, Any]) -> Read:
+def _read(
+    lines: list[str], rows: list[_Row | None], i: int, fields: FieldTree | None, known: dict[str, Any], cache: RowCache
+) -> Read:
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
     kept: their key maps to None, so one document's unread parts never accumulate.
     """
     count = len(lines)
-    while i < count and rows[i][4] == _BLANK:
+    while i < count and (rows[i] or _row_at(rows, lines, i, cache, known))[4] == _BLANK:
         i += 1
-    if i >= count or rows[i][0]:
+    if i >= count or rows[i][0]:  # type: ignore[index]  # split by the loop above
         raise _Bail  # an empty document, or one whose root is indented
     root_line = i
     template: TemplateStart | None = None  # the first pod template of ``fields``, if it is a block mapping
@@ -754,7 +791,7 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
     pending_key: Any = None
     pending_column = 0
     while i < count:
-        column, dash, key, rest, shape, value = rows[i]
+        column, dash, key, rest, shape, value = rows[i] or _row_at(rows, lines, i, cache, known)
         if shape <= _BAD_KEY:
             if shape == _BLANK:
                 i += 1
@@ -802,7 +839,10 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
                 raise _Bail
         if in_sequence:
             if not key:
-                if shape == _PLAIN and (rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
+                if shape == _PLAIN and (
+                    (following := rows[i + 1] or _row_at(rows, lines, i + 1, cache, known))[4] != _SCALAR
+                    or following[0] <= column
+                ):
                     block.append(value)
                     i += 1
                     continue
@@ -844,7 +884,9 @@ def _read(lines: list[str], rows: list[_Row], i: int, fields: FieldTree | None, 
             pending_key = key
             pending_column = column
             i += 1
-        elif shape == _PLAIN and (rows[i + 1][4] != _SCALAR or rows[i + 1][0] <= column):
+        elif shape == _PLAIN and (
+            (following := rows[i + 1] or _row_at(rows, lines, i + 1, cache, known))[4] != _SCALAR or following[0] <= column
+        ):
             block[key] = value  # the usual case: the next line is no continuation of the scalar
             i += 1
         elif rest[0] in "[{":
@@ -897,8 +939,8 @@ def parse(
     start = _body_start(lines)
     try:
         plains = {} if plain_values is None else plain_values
-        rows = _rows(lines, {} if row_cache is None else row_cache, plains)
-        return _read(lines, rows, start, fields, plains)
+        cache = {} if row_cache is None else row_cache
+        return _read(lines, _rows(lines, cache), start, fields, plains, cache)
     except _Bail:
         return None
 
