@@ -46,7 +46,7 @@ READ_PASSED_THROUGH_CHARS = 512 * 1024
 # Directives and "..." end markers make a document's meaning depend on where the stream
 # is cut; a BOM may restart a stream. With none of them, libyaml accepting a run of
 # "---"-separated pieces means it accepts every piece alone, and the converse.
-_CONTEXT_SENSITIVE = ("\n%", "\n...", "\ufeff")
+_CONTEXT_SENSITIVE = re.compile(r"\n(?:%|\.\.\.)")
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -386,7 +386,7 @@ class Engine:
         problem this adds nothing and returns False: going piece by piece then finds
         and words the first problem exactly as without this shortcut.
         """
-        if text.startswith(("%", "...")) or any(marker in text for marker in _CONTEXT_SENSITIVE):
+        if text.startswith(("%", "...")) or _CONTEXT_SENSITIVE.search(text) or "\ufeff" in text:
             return False
         reader_checks = len(text) <= self.reader_budget
         if reader_checks:

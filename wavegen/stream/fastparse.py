@@ -33,8 +33,9 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 # "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
 _DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
 _SINGLE = re.compile(r"'([^']*(?:''[^']*)*)'(?: *| +#.*)")
-_DOUBLE_IN_FLOW = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
-_SINGLE_IN_FLOW = re.compile(r"'([^']*(?:''[^']*)*)'")
+# The same, closed by anything (for the splicer's nodes; compiled on first use, re caches them).
+_DOUBLE_IN_FLOW = r'"([^"\\]*(?:\\.[^"\\]*)*)"'
+_SINGLE_IN_FLOW = r"'([^']*(?:''[^']*)*)'"
 # libyaml's escapes of double-quoted scalars (those with a fixed meaning; "/" is left to libyaml).
 _ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
@@ -59,15 +60,16 @@ _NOT_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\uff
 # The ASCII characters the reader takes: those libyaml's reader accepts (_NOT_PRINTABLE
 # matches none of them) but tab and CR, which _UNREAD turns away.
 _READ_ASCII = bytes((10, *range(32, 127)))
-# The parts of _UNREAD longer than a character (the others are not in _READ_ASCII).
-_UNREAD_LINES = tuple(part for part in _UNREAD if len(part) > 1)
+# The parts of _UNREAD longer than a character (the others are not in _READ_ASCII), found in
+# one pass: a search for each of them ("\n" first) took three times as long.
+_UNREAD_LINES = re.compile("|".join(re.escape(part) for part in _UNREAD if len(part) > 1))
 
 
 def _unreadable(text: str) -> bool:
     """Whether text holds anything in _UNREAD or a character libyaml refuses."""
     if text.isascii():
         # One C pass for all single characters, instead of a search for each and the pattern.
-        return bool(text.encode("ascii").translate(None, _READ_ASCII)) or any(part in text for part in _UNREAD_LINES)
+        return bool(text.encode("ascii").translate(None, _READ_ASCII)) or _UNREAD_LINES.search(text) is not None
     # Compiled when first needed (re caches it): ASCII documents, the usual ones, never need it.
     return any(part in text for part in _UNREAD) or re.search(_NOT_PRINTABLE, text) is not None
 
@@ -401,10 +403,11 @@ def _flow_line(rest: str, room: int) -> Any:
 
 
 # A quoted scalar's text up to its closing quote or the end of its line.
-_DOUBLE_PART = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*')
-_SINGLE_PART = re.compile(r"[^']*(?:''[^']*)*")
+# (These three are compiled on first use: few documents hold such scalars.)
+_DOUBLE_PART = r'[^"\\]*(?:\\.[^"\\]*)*'
+_SINGLE_PART = r"[^']*(?:''[^']*)*"
 # What may follow a quoted scalar's closing quote: spaces, or spaces and a comment.
-_QUOTED_TAIL = re.compile(r" *| +#.*")
+_QUOTED_TAIL = r" *| +#.*"
 
 
 def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
@@ -412,7 +415,7 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     libyaml folds it. Like libyaml, it takes later lines at any indentation (old CRD generators
     write descriptions so); where they reach the owning block's column, see _reaches_block."""
     double = rest[0] == '"'
-    part = _DOUBLE_PART if double else _SINGLE_PART
+    part = re.compile(_DOUBLE_PART if double else _SINGLE_PART)
     quote = rest[0]
     text = rest[1:]
     values: list[str] = []
@@ -425,7 +428,7 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
         body = part.match(text).group()  # type: ignore[union-attr]  # it matches every string
         after = text[len(body) :]
         if after[:1] == quote:
-            if j == i or not _QUOTED_TAIL.fullmatch(after[1:]):
+            if j == i or not re.fullmatch(_QUOTED_TAIL, after[1:]):
                 raise _Bail  # one line (the caller's), or something after the closing quote
             values.append(body)
             break
@@ -735,9 +738,11 @@ def _flow_read(rest: str, room: int, known: dict[str, Any]) -> bool:
     if room >= _FLOW_DEPTH and rest in known:
         return True
     try:
-        _flow_value_of(rest, room, known)
+        value = _flow_line(rest, room)
     except _Bail:
         return False
+    if room >= _FLOW_DEPTH and len(known) < _MAX_CACHED_VALUES:
+        known[rest] = value  # not copied: nothing holds it but the cache
     return True
 
 
@@ -1111,12 +1116,12 @@ class _NodeBuilder:
         if first in "|>":
             return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style=first)
         if first == '"':
-            match = _DOUBLE_IN_FLOW.match(rest)
+            match = re.match(_DOUBLE_IN_FLOW, rest)
             if match is None:
                 raise _Bail
             return ScalarNode(STR_TAG, _unescape(match.group(1)), _mark(i, start), _mark(i, start + match.end()), style='"')
         if first == "'":
-            match = _SINGLE_IN_FLOW.match(rest)
+            match = re.match(_SINGLE_IN_FLOW, rest)
             if match is None:
                 raise _Bail
             value = match.group(1).replace("''", "'")
@@ -1247,14 +1252,15 @@ def field_line(
     return (item_line if item_line is not None else line) + 1
 
 
-_ITEMS_KEY = re.compile(r"items:(?: *| +#.*)")
+_ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (re caches it): Lists are few
 
 
 def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
     start (where libyaml's node for each item starts), or None when there is no such sequence."""
     lines = text.split("\n")
-    start = next((i for i, line in enumerate(lines) if _ITEMS_KEY.fullmatch(line)), None)
+    items_key = re.compile(_ITEMS_KEY)
+    start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
     if start is None:
         return None
     found: list[int] = []
