@@ -733,15 +733,21 @@ PASSED_THROUGH = (
 
 
 @pytest.mark.parametrize("budget", [0, 1 << 20])
-def test_documents_passed_through_are_checked_by_the_reader_in_small_inputs(budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Guards the comparisons above for documents nobody reads: in a small input the reader checks
-    them (and the flows it only shaped), libyaml does in larger ones; both agree with the reference."""
+@pytest.mark.parametrize("checker", [True, False])
+def test_documents_passed_through_are_checked_without_libyaml(
+    budget: int, checker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guards the comparisons above for documents nobody reads: the pass-through check takes them
+    at any size; without it the reader checks them (and the flows it only shaped) in a small
+    input, libyaml in larger ones; every way agrees with the reference."""
     checked: list[str | bytes] = []
     accepts = nodes_module.libyaml_accepts
     monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda text: checked.append(text) or accepts(text))
     monkeypatch.setattr(engine_module, "READ_PASSED_THROUGH_CHARS", budget)
+    if not checker:
+        monkeypatch.setattr(fastparse, "check_passed_through", lambda text, cache=None: False)
     assert_same(PASSED_THROUGH.encode())
-    assert bool(checked) is (budget == 0)
+    assert bool(checked) is (budget == 0 and not checker)
     bad = PASSED_THROUGH.replace("selector: {app: a}", "selector: {app: a")
     assert_same(bad.encode())  # declined by the reader, refused by libyaml with its words
 
@@ -813,3 +819,131 @@ def test_one_character_escapes_split_as_the_pattern_reads_them(parts: list[str])
             return "declined"
 
     assert outcome(fastparse._unescape_single) == outcome(fastparse._unescape_codes)
+
+
+def _pieces(data: bytes) -> list[str]:
+    return [piece.text for piece in split_stream(data.decode("utf-8", "replace"))]
+
+
+def _libyaml_takes(text: str) -> bool:
+    """What the reference path asks of a document it passes through: libyaml parses it, within the depth limit."""
+    if not nodes_module.libyaml_accepts(text):
+        return False
+    try:
+        check_depth(text)
+    except WavegenError:
+        return False
+    return _true_depth(text) <= MAX_DEPTH
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(documents(), nested(), styled(), quoted_over_lines_documents(), workloads()))
+def test_the_pass_through_check_accepts_only_what_libyaml_accepts(data: bytes) -> None:
+    """check_passed_through vouches for a document only when libyaml takes it; the strategies
+    draw every style, valid or not, and keys twice or of other types (which libyaml allows)."""
+    cache: fastparse.CheckCache = {}
+    for text in _pieces(data):
+        if fastparse.check_passed_through(text, cache):
+            assert _libyaml_takes(text), text
+
+
+def _mutate(draw: st.DrawFn, lines: list[str]) -> None:
+    """Change one line the way hand edits and template bugs do: its indentation, its key, its dash."""
+    index = draw(st.integers(0, len(lines) - 1))
+    line = lines[index]
+    content = line.lstrip(" ")
+    pad = line[: len(line) - len(content)]
+    how = draw(st.integers(0, 7))
+    if how == 0:
+        lines[index] = " " * draw(st.integers(1, 3)) + line  # further right
+    elif how == 1:
+        lines[index] = line[draw(st.integers(1, 3)) :] if pad else line  # further left
+    elif how == 2:
+        lines[index] = pad + content.partition(": ")[2] if ": " in content else pad + "- " + content  # the key gone
+    elif how == 3:
+        lines[index] = pad + ("- " + content if not content.startswith("- ") else content[2:])  # a dash more or less
+    elif how == 4:
+        lines.insert(index, pad + draw(st.sampled_from(["x", "x y", "'q'", "[a]", "- x", "x:", "? x", "|", "k: v"])))
+    elif how == 5:
+        lines.insert(index, pad + "  " + draw(st.sampled_from(["x", "k: v", "- x", "# c", "'q'", "x #c"])))
+    elif how == 6:
+        lines.insert(index, draw(st.sampled_from(["", "  ", "#c", "x", "k: v", "- x"])))
+    else:
+        lines[index] = line + draw(st.sampled_from([":", " x", ": y", " #c", " '", ' "', " [", " |", "  "]))
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    """A valid document passed through (a Service), with one line mutated (see _mutate)."""
+    source = draw(st.one_of(nested(), styled(), quoted_over_lines_documents()))
+    text = source.decode().replace("kind: ConfigMap", "kind: Service").replace("kind: Deployment", "kind: Service")
+    pieces = [p for p in _pieces(text.encode()) if p.strip()]
+    lines = draw(st.sampled_from(pieces)).split("\n")[:-1]
+    for _ in range(draw(st.integers(1, 2))):
+        _mutate(draw, lines)
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(mutated())
+def test_the_pass_through_check_accepts_no_mutation_libyaml_refuses(text: str) -> None:
+    if fastparse.check_passed_through(text):
+        assert _libyaml_takes(text), text
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deep_documents())
+def test_the_pass_through_check_keeps_to_the_depth_limit(text: str) -> None:
+    if fastparse.check_passed_through(text):
+        assert _libyaml_takes(text)
+
+
+# Valid documents the reader's rules take, in the shapes of CRDs and manifests: the check must
+# take them all (else it would only ever say "not known" and the tests above would prove little).
+PASSED_THROUGH_SHAPES = [
+    "kind: A\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n"
+    "          a:\n            description: |-\n              Text over\n\n                more-indented lines.\n"
+    "            type: string\n          b:\n            description: plain text\n              over two lines\n"
+    "            type: integer\n        type: object\n    served: true\n",
+    "kind: A\nspec:\n  properties:\n    description: 'APIVersion defines\n    of an object: more'\n    type: string\n",
+    "kind: B\nmetadata:\n  annotations:\n    {}\n  labels: {a: b, c: 'd'}\n  \"helm.sh/hook\": post-install\nspec:\n"
+    '  ports:\n  -\n    port: 80\n  - port: 81  # c\n    name: "x\\ty"\n  note: x\n   y\n  empty:\n  -\n  - z\n',
+    "kind: B\nlist:\n  - - x\n",
+    "kind: C\nspec:\n  x: >2\n     indented\n    base\n  y: |+\n    kept\n\n  z:\n    - a\n    -   b: 1\n        c: 2\n",
+    "kind: D\nspec:\n  1: a key that is a number\n  true: and one that is a bool\n  a: x\n  a: twice\n",
+    "kind: E\nspec: {}\nitems: []\nother:\n",
+]
+
+
+def test_the_pass_through_check_takes_what_manifests_hold() -> None:
+    expected = [True, True, True, False, True, True, True]  # "- - x": a sequence in an item on one line is left to the others
+    assert [fastparse.check_passed_through(text) for text in PASSED_THROUGH_SHAPES] == expected
+    assert all(_libyaml_takes(text) for text in PASSED_THROUGH_SHAPES)
+    pieces = [p for p in _pieces(crd_bundle(6).encode()) if p.strip()]
+    assert pieces and all(fastparse.check_passed_through(text) for text in pieces)
+    for path in FIXTURE_FILES:
+        for text in _pieces(path.read_bytes()):
+            if fastparse.check_passed_through(text):
+                assert _libyaml_takes(text), path
+
+
+def test_the_pass_through_check_declines_what_libyaml_refuses() -> None:
+    """Each of these breaks one rule of the check; libyaml refuses them all (and the engine words it as before)."""
+    broken = [
+        "kind: X\nspec:\n  a: 1\n   b: 2\n",  # a key right of its block's column
+        "kind: X\nspec:\n    a: 1\n  b: 2\n",  # back to a column no block is at
+        "kind: X\nspec:\n  a: x\n  - b\n",  # an item in a mapping
+        "kind: X\nspec:\n  - a\n  b: 1\n",  # a key after a sequence that is not its key's
+        "kind: X\nspec:\n  a: x\n    y: z\n",  # a mapping inside a plain scalar
+        "kind: X\nspec:\n  a: |\n    x\n   y\n",  # a block scalar's line short of its column
+        "kind: X\nspec:\n  a: 'open\n",  # an unclosed quote
+        'kind: X\nspec:\n  a: "\\q"\n',  # an escape libyaml does not know
+        "kind: X\nspec:\n  a: [x, y\n",  # an unclosed flow
+        "kind: X\nspec:\n  a: b: c\n",  # a mapping value in a plain scalar
+        "kind: X\nspec:\n  a: x # c\n    y\n",  # text after a comment
+        "kind: X\nspec:\n  a: 1\n  foo\n",  # a scalar where a key belongs
+    ]
+    for text in broken:
+        assert not fastparse.check_passed_through(text), text
+        assert not nodes_module.libyaml_accepts(text), text
+        assert_same(("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n" + text).encode())

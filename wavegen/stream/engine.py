@@ -244,6 +244,8 @@ class Engine:
         self.plain_values: dict[str, Any] = {}
         # Lines the subset reader split, likewise for this engine's documents only.
         self.row_cache: fastparse.RowCache = {}
+        # Lines of documents passed through, classified for fastparse.check_passed_through, likewise.
+        self.check_cache: fastparse.CheckCache = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
 
@@ -406,7 +408,7 @@ class Engine:
                 # Read, but the flow collections it only shaped still need a check.
                 if not (reader_checks and self._reader_checks(piece)):
                     unchecked.append(piece.text)
-            elif fast is None and not (wanted is None and reader_checks and self._reader_checks(piece)):
+            elif fast is None and not (wanted is None and self._checked_without_libyaml(piece, reader_checks)):
                 from . import nodes
 
                 try:
@@ -431,6 +433,15 @@ class Engine:
             parsed.aliased.clear()
             return False
         return True
+
+    def _checked_without_libyaml(self, piece: Piece, reader_checks: bool) -> bool:
+        """Whether a document passed through is valid without asking libyaml: the check made for
+        such documents first, then (in small inputs) the subset reader reading it whole."""
+        if fastparse.check_passed_through(piece.text, self.check_cache):
+            return True
+        if not piece.has_content():
+            return fastparse.accepts_without_content(piece.text)  # helm's "# Source:" of an empty template
+        return reader_checks and self._reader_checks(piece)
 
     def _reader_checks(self, piece: Piece) -> bool:
         """Whether the subset reader finds a piece valid, reading all of it.

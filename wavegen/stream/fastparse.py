@@ -950,6 +950,260 @@ def parse(
         return None
 
 
+# Checking a document nobody reads (a CRD, a Service): that libyaml accepts it, nothing more.
+# Without values to build (and no duplicate keys to find: libyaml's parser allows them),
+# a line needs only its indentation and shape, each distinct line classified once per run,
+# and the lines inside block scalars are stepped over by their indentation alone.
+# A check row: the line's indentation (-1 for a blank line or a comment), the step a key takes
+# whose value is on its line (_S_DONE; _S_PLAIN: the next line may continue it) or on the next
+# lines (_S_OPEN), else _S_MORE, the line's kind, the column of its key or value, the kind of
+# that value, and where the value starts.
+CheckRow = tuple[int, int, int, int, int, int]
+CheckCache = dict[str, CheckRow]
+# Kinds: the dashes last (``kind >= _C_DASH``), then the line nobody here reads.
+_C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER = range(7)
+_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER = range(6)
+_S_MORE, _S_DONE, _S_PLAIN, _S_OPEN = range(4)
+_BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
+# A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
+_KEY_LINE = re.compile(r"( *+)([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z)")
+# The step of a key line by the kind of its value (see CheckRow).
+_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_MORE, _S_MORE, _S_MORE)
+# Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
+# block levels around it, the document stays within the depth limit.
+_CHECK_FLOW_ROOM = 8
+_MOST_CHECKED = MAX_DEPTH - _CHECK_FLOW_ROOM - 20
+_MAX_CHECK_ROWS = 16384
+
+
+def _check_value(rest: str) -> int:
+    """The kind of the value that starts a line's ``rest`` (after its key or dash, or alone)."""
+    if not rest or rest[0] == "#":
+        return _V_EMPTY
+    first = rest[0]
+    if first == '"':
+        match = _DOUBLE.fullmatch(rest)
+        if match is None:
+            return _V_QUOTED
+        body = match.group(1)
+        if "\\" in body:
+            try:
+                _unescape(body)
+            except _Bail:
+                return _V_OTHER
+        return _V_DONE
+    if first == "'":
+        return _V_DONE if _SINGLE.fullmatch(rest) else _V_QUOTED
+    if first in "|>":
+        return _V_BLOCK if _BLOCK_HEADER.fullmatch(rest) else _V_OTHER
+    if first in "[{":
+        try:
+            _flow_line(rest, _CHECK_FLOW_ROOM - 1)
+        except _Bail:
+            return _V_OTHER
+        return _V_DONE
+    return _V_PLAIN if _plain_line(rest) else _V_OTHER
+
+
+def _check_row(line: str) -> CheckRow:
+    match = _KEY_LINE.match(line)
+    if match is not None:  # the usual line: a plain key at its indentation, then its value
+        indent = match.end(1)
+        if match.end(2) - indent > _MAX_KEY:
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
+        at = match.end()
+        value = _check_value(line[at:])
+        return (indent, _STEP_OF_VALUE[value], _C_KEY, indent, value, at)
+    content = line.lstrip(" ")
+    indent = len(line) - len(content)
+    if not content or content[0] == "#":
+        return _BLANK_CHECK_ROW
+    kind = _C_KEY
+    if content[0] == "-" and (len(content) == 1 or content[1] == " "):
+        inner = content[1:].lstrip(" ")
+        if not inner or inner[0] == "#":
+            return (indent, _S_MORE, _C_DASH_ALONE, indent, _V_EMPTY, 0)
+        content = inner
+        kind = _C_DASH
+    column = len(line) - len(content)
+    rest = content
+    if content[0] in "\"'":
+        match = re.match(_QUOTED_KEY, content)
+        if match is not None:
+            key = match.group(1) if match.group(1) is not None else match.group(2)
+            if not key or len(key) > _MAX_KEY:
+                return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
+            rest = match.group(3)
+    else:
+        match = _KEY_LINE.match(content)  # no indentation left: the key starts the content
+        if match is not None:
+            if match.end(2) > _MAX_KEY:
+                return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
+            rest = content[match.end() :]
+    value = _check_value(rest)
+    if match is None:
+        kind = _C_SCALAR if kind == _C_KEY else kind
+        if value == _V_EMPTY or (kind == _C_DASH and rest[0] == "-" and not _plain_start(rest)):
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # "- - x", "- ? x": nested on one line
+    else:
+        kind = _C_DASH_KEY if kind == _C_DASH else kind
+    step = _STEP_OF_VALUE[value] if kind == _C_KEY else _S_MORE
+    return (indent, step, kind, column, value, len(line) - len(rest))
+
+
+def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
+    """The line after the ``|`` or ``>`` block scalar whose header (``rest``) is on line i."""
+    count = len(lines)
+    j = i + 1
+    first = lines[j] if j < count else ""
+    content = first.lstrip(" ")
+    match = _BLOCK_HEADER.fullmatch(rest)
+    if match is None or match.group(2) or match.group(5) or first[:1] != " " or not content:
+        # an indentation indicator, or no content right away: read as the reader reads it
+        return _block_scalar(lines, rest, i, parent)[1]
+    block = len(first) - len(content)
+    if block <= parent:
+        raise _Bail
+    # Its lines: those at its column or right of it, and those of spaces alone (libyaml takes
+    # any of them, but for a value the reader would have to fold); a line short of its
+    # column ends it, and the caller's rules then take or refuse that line.
+    prefix = " " * block
+    j += 1
+    while j < count and (lines[j].startswith(prefix) or not lines[j].strip(" ")):
+        j += 1
+    return j
+
+
+def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
+    """Whether libyaml surely accepts a document and it nests within the depth limit (False: not known here).
+
+    For documents passed through unread (a CRD, a Service): the subset :func:`parse` reads,
+    checked by the same rules, but with no values to build, keys may repeat or be of any type
+    (libyaml's parser allows both), so it takes a line several times faster. ``cache``: the
+    check rows of a run's distinct lines (bounded: lines may hold secrets, so never module state).
+    """
+    if not text.endswith("\n") or text.startswith("%") or _unreadable(text):
+        return False
+    lines = text.split("\n")
+    lines.pop()
+    rows = {} if cache is None else cache
+    get = rows.get
+    count = len(lines)
+    i = _body_start(lines)
+    while i < count and lines[i].lstrip(" ")[:1] in ("", "#"):
+        i += 1
+    if i >= count or lines[i][:1] in (" ", "-"):
+        return False  # no content, an indented root, or one that is not a block mapping
+    enclosing: list[tuple[int, bool]] = []
+    top, in_sequence = 0, False  # the open block: its column, and whether it is a sequence
+    pending = -1  # the column of a "key:" or "-" whose value may follow on the next lines
+    # The column of the open block while it is a mapping with nothing pending: there a key
+    # with a one-line value needs no more than its row (-2: not so).
+    simple = 0
+    plain = -1  # the line of the last one-line plain scalar: the next line may continue it
+    try:
+        while i < count:
+            line = lines[i]
+            row = get(line)
+            if row is None:
+                row = _check_row(line)
+                if len(rows) < _MAX_CHECK_ROWS:
+                    rows[line] = row
+            step = row[1]
+            if step:  # a key whose value is on its line, or opens a block below it
+                indent = row[0]
+                if indent != simple:
+                    if pending < 0 or indent <= pending:
+                        step = _S_MORE  # anything else: the rules below
+                    else:  # the first key of a mapping opened by the "key:" above
+                        enclosing.append((top, in_sequence))
+                        if len(enclosing) > _MOST_CHECKED:
+                            return False
+                        top, in_sequence, pending = indent, False, -1
+                if step == _S_DONE:
+                    simple = top
+                    i += 1
+                    continue
+                if step == _S_PLAIN:
+                    simple, plain = top, i
+                    i += 1
+                    continue
+                if step == _S_OPEN:
+                    simple, pending = -2, top
+                    i += 1
+                    continue
+            elif row is _BLANK_CHECK_ROW:
+                i += 1
+                continue
+            indent, _, kind, column, value, at = row
+            if plain == i - 1 and indent > top:
+                # The plain scalar goes on (its lines belong right of ``top``): read as the reader reads it.
+                first = lines[plain]
+                i = _plain_extent(lines, first[(get(first) or _check_row(first))[5] :], plain, top)[1] + 1
+                continue
+            dash = kind >= _C_DASH
+            if pending >= 0:
+                if indent > pending:
+                    if kind == _C_SCALAR:  # the value on the line after its key or dash
+                        pending = -1
+                        if value == _V_DONE:
+                            i += 1
+                        elif value == _V_PLAIN:
+                            plain = i
+                            i += 1
+                        elif value == _V_QUOTED:
+                            i = _quoted_lines(lines, line[at:], i)[1]
+                        else:
+                            return False
+                        simple = -2 if in_sequence else top
+                        continue
+                    enclosing.append((top, in_sequence))
+                    if len(enclosing) > _MOST_CHECKED:
+                        return False
+                    top, in_sequence = indent, dash
+                elif indent == pending and dash:
+                    enclosing.append((top, in_sequence))  # a sequence at its key's column (or the next item)
+                    if len(enclosing) > _MOST_CHECKED:
+                        return False
+                    top, in_sequence = indent, True
+                pending = -1
+            if indent != top or in_sequence != dash:
+                while indent < top or (indent == top and in_sequence and not dash):
+                    if not enclosing:
+                        return False
+                    top, in_sequence = enclosing.pop()
+                if indent != top or in_sequence != dash:
+                    return False
+            if kind == _C_DASH_KEY:  # "- key: ...": a mapping at the key's column
+                enclosing.append((top, True))
+                if len(enclosing) > _MOST_CHECKED:
+                    return False
+                top, in_sequence = column, False
+            elif kind == _C_DASH_ALONE:
+                pending = indent
+            elif kind != _C_KEY and kind != _C_DASH:
+                return False
+            # The value's lines belong right of ``top``: the key's column, or the dash's.
+            if value == _V_DONE or kind == _C_DASH_ALONE:
+                i += 1
+            elif value == _V_EMPTY:
+                pending = top
+                i += 1
+            elif value == _V_PLAIN:
+                plain = i
+                i += 1
+            elif value == _V_BLOCK:
+                i = _block_end(lines, i, line[at:], top)
+            elif value == _V_QUOTED:
+                i = _quoted_lines(lines, line[at:], i)[1]
+            else:
+                return False
+            simple = -2 if in_sequence or pending >= 0 else top
+    except _Bail:
+        return False
+    return True
+
+
 # Pod-template nodes for the splicer, from rows instead of libyaml (see template_node).
 _Wanted = dict[str, "_Wanted"]
 # Down to the annotations: what template_edits reads in full; other values get shallow nodes.
