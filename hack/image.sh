@@ -81,10 +81,11 @@ ensure_emulation() {
   if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
     mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || { log "cannot mount binfmt_misc (needs root)"; exit 1; }
   fi
-  if [ ! -e "/proc/sys/fs/binfmt_misc/$qemu" ]; then
-    log "installing qemu-user-static binfmt-support (apt-get) for $PLATFORM"
+  # mmdebstrap asks arch-test whether the foreign architecture's binaries can run here.
+  if [ ! -e "/proc/sys/fs/binfmt_misc/$qemu" ] || ! command -v arch-test >/dev/null 2>&1; then
+    log "installing qemu-user-static binfmt-support arch-test (apt-get) for $PLATFORM"
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-      qemu-user-static binfmt-support >/dev/null
+      qemu-user-static binfmt-support arch-test >/dev/null
     update-binfmts --enable "$qemu" >/dev/null 2>&1 || true
   fi
   [ -e "/proc/sys/fs/binfmt_misc/$qemu" ] || { log "$qemu is not registered in binfmt_misc"; exit 1; }
