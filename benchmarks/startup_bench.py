@@ -1,7 +1,8 @@
 """Cold start: wall time of a whole `wavegen transform` process on a 1-document bundle, against `import yaml`.
 
 Every variant runs as a fresh interpreter, interleaved round by round with the baseline so that load on a
-shared machine hits them alike. Variants: this tree (``after``); optionally another git revision
+shared machine hits them alike; one variant is what pip's console-script launcher does before wavegen runs,
+the floor of any installed wavegen. Variants: this tree (``after``); optionally another git revision
 (``--before REV``, exported with ``git archive``); optionally this tree with another typer on the path
 (``--typer-path DIR``, e.g. ``pip install --no-deps --target DIR typer==0.29.2``). The bundle is the
 "one" case of transform_bench.py (a Deployment from gen_bundle.py referencing a ConfigMap and a Secret).
@@ -28,6 +29,9 @@ from pathlib import Path
 from gen_bundle import workload_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
+# What pip's console-script launcher runs before it calls wavegen (it strips "-script.py" or
+# ".exe" from argv[0]): no wavegen installed as a console script starts faster than this.
+LAUNCHER = "import re, sys; sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])"
 ONE_DOCUMENT = workload_bundle(1).split("---\n")[-1]  # transform_bench.py's "one" case
 
 
@@ -102,6 +106,8 @@ def main() -> int:
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
             "baseline: python -c 'import yaml'": ([python, "-c", "import yaml"], base_env),
             "after: wavegen transform (this tree)": (transform, base_env),
+            # What pip's console-script launcher does before it calls wavegen: the floor.
+            "launcher: python, import re, a pattern": ([python, "-c", LAUNCHER], base_env),
         }
         if args.before:
             tree = export_revision(args.before, Path(tmp) / "before")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import crd_bundle, workload_bundle
-from startup_bench import clean_site_python, console_script, load_average
+from startup_bench import LAUNCHER, clean_site_python, console_script, load_average
 
 BASELINE = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader))"
 RUAMEL = (
@@ -136,12 +136,6 @@ def acceptance(python: str, tree: Path, path: Path) -> tuple[tuple[int, int], tu
     done = subprocess.run([python, "-c", ACCEPTANCE, str(tree), str(path)], capture_output=True, text=True, check=True)
     (read, offered), (checked, asked) = json.loads(done.stdout)
     return (int(read), int(offered)), (int(checked), int(asked))
-
-
-# What pip's console-script launcher does before it calls wavegen: start Python, import re and
-# compile a pattern. No wavegen installed this way can take less; against a small input's bare
-# load it is a large share already (see "launcher x" in the report).
-LAUNCHER = "import re, sys; sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])"
 
 
 def crd_share(path: Path) -> float:
