@@ -61,11 +61,12 @@ def console_script(python: str, tree: Path) -> list[str]:
 
     Not ``python -m wavegen``: runpy imports importlib.util and contextlib first, start-up
     time an installed `wavegen` does not pay. The tree goes first on sys.path explicitly,
-    since PYTHONPATH alone loses to an editable install's import hook.
+    since PYTHONPATH alone loses to an editable install's import hook. The entry point is
+    ``console`` (``main`` in trees from before it had one).
     """
     launcher = (
-        f"import re, sys; sys.path.insert(0, {str(tree)!r}); from wavegen.cli.main import main; "
-        "sys.argv[0] = 'wavegen'; sys.exit(main())"
+        f"import re, sys; sys.path.insert(0, {str(tree)!r}); import wavegen.cli.main as entry; "
+        "sys.argv[0] = 'wavegen'; sys.exit(getattr(entry, 'console', entry.main)())"
     )
     return [python, "-c", launcher]
 
