@@ -955,20 +955,20 @@ def parse(
 # a line needs only its indentation and shape, each distinct line classified once per run,
 # and the lines inside block scalars are stepped over by their indentation alone.
 # A check row: the line's indentation (-1 for a blank line or a comment), the step a key takes
-# whose value is on its line (_S_DONE; _S_PLAIN: the next line may continue it) or on the next
-# lines (_S_OPEN), else _S_MORE, the line's kind, the column of its key or value, the kind of
-# that value, and where the value starts.
+# whose value is on its line (_S_DONE; _S_PLAIN: the next line may continue it), a block scalar
+# (_S_BLOCK) or a block on the next lines (_S_OPEN), else _S_MORE, the line's kind, the column
+# of its key or value, the kind of that value, and where the value starts.
 CheckRow = tuple[int, int, int, int, int, int]
 CheckCache = dict[str, CheckRow]
 # Kinds: the dashes last (``kind >= _C_DASH``), then the line nobody here reads.
 _C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER = range(7)
 _V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER = range(6)
-_S_MORE, _S_DONE, _S_PLAIN, _S_OPEN = range(4)
+_S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
 _KEY_LINE = re.compile(r"( *+)([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z)")
 # The step of a key line by the kind of its value (see CheckRow).
-_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_MORE, _S_MORE, _S_MORE)
+_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
 # block levels around it, the document stays within the depth limit.
 _CHECK_FLOW_ROOM = 8
@@ -1110,16 +1110,25 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
                 if len(rows) < _MAX_CHECK_ROWS:
                     rows[line] = row
             step = row[1]
-            if step:  # a key whose value is on its line, or opens a block below it
+            if step:  # a key whose value is on its line (or a block scalar below it), or opens a block
                 indent = row[0]
                 if indent != simple:
-                    if pending < 0 or indent <= pending:
-                        step = _S_MORE  # anything else: the rules below
-                    else:  # the first key of a mapping opened by the "key:" above
+                    if pending >= 0 and indent > pending:  # the first key of a mapping opened by the "key:" above
                         enclosing.append((top, in_sequence))
                         if len(enclosing) > _MOST_CHECKED:
                             return False
                         top, in_sequence, pending = indent, False, -1
+                    elif indent < top or (pending < 0 and indent == top and in_sequence):
+                        # back to the column of an enclosing mapping: the blocks in between end
+                        pending = -1
+                        while indent < top or (indent == top and in_sequence):
+                            if not enclosing:
+                                return False
+                            top, in_sequence = enclosing.pop()
+                        if indent != top:
+                            return False
+                    else:
+                        step = _S_MORE  # anything else: the rules below
                 if step == _S_DONE:
                     simple = top
                     i += 1
@@ -1131,6 +1140,10 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
                 if step == _S_OPEN:
                     simple, pending = -2, top
                     i += 1
+                    continue
+                if step == _S_BLOCK:
+                    simple = top
+                    i = _block_end(lines, i, line[row[5] :], top)
                     continue
             elif row is _BLANK_CHECK_ROW:
                 i += 1
