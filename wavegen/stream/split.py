@@ -120,7 +120,8 @@ def split_stream(text: str) -> list[Piece]:
     cuts = {0, len(text)}
     starts = [m.start() + 1 for m in _DOC_START.finditer(text)]
     # Directives (%YAML, %TAG) belong to the document they precede (most streams have none).
-    has_directives = text.startswith("%") or "\n%" in text
+    # "%" first: a search for "\n%" tries every line break (1.3 ms in a 1.7 MB chart), "%" is rare.
+    has_directives = text.startswith("%") or ("%" in text and "\n%" in text)
     for cut in starts:
         while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
