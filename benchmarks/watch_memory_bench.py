@@ -254,7 +254,8 @@ def main() -> int:
                         clear_records(api, args.workloads)
                     done += 1
                     print(f"running the {label} controller{phase}", flush=True)
-                    results[label + phase] = run_controller(cp, api, src, label.split()[0], args)
+                    # each run its own tag: the ConfigMap changes of a run must differ from the last run's
+                    results[label + phase] = run_controller(cp, api, src, f"{label.split()[0]}-{done}", args)
                     print(json.dumps({label + phase: results[label + phase]}), flush=True)
         if args.growth:
             for label, _ in runs:
