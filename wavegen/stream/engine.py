@@ -447,11 +447,9 @@ class Engine:
         """Whether the subset reader finds a piece valid, reading all of it.
 
         What it accepts libyaml accepts too (see fastparse), so libyaml need not check it.
+        Pieces without content never come here (see _checked_without_libyaml).
         """
-        text = piece.text
-        if not piece.has_content():
-            return fastparse.accepts_without_content(text)  # helm's "# Source:" of an empty template
-        return fastparse.parse(text, self.plain_values, None, self.row_cache) is not None
+        return fastparse.parse(piece.text, self.plain_values, None, self.row_cache) is not None
 
     @staticmethod
     def _libyaml_accepts_all(texts: list[str]) -> bool:

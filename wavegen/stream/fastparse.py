@@ -593,7 +593,9 @@ _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
 
 # A line's row: indentation, "-" and the spaces after it, a plain key, and the rest (always matches).
-_ROW = re.compile(r"( *+)(?:-( ++))?(?:([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z))?(.*+)", re.S)
+# A plain key the reader takes: what the row pattern and the pass-through check's key pattern share.
+_PLAIN_KEY = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*+"
+_ROW = re.compile(rf"( *+)(?:-( ++))?(?:({_PLAIN_KEY}):(?: ++|\Z))?(.*+)", re.S)
 # A row: the indentation's width, the dash's spaces, the key, the rest, the row's shape, and
 # the value of a _PLAIN rest. Shapes: _BLANK (nothing, or a comment), _SCALAR (a scalar line
 # of its own), _BAD_KEY (a key outside the subset), or, after a dash or a key, _EMPTY
@@ -720,8 +722,9 @@ def _copied(value: Any) -> Any:
     return value
 
 
-def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
-    """A one-line flow collection's value; the same text is parsed once per run (``known``)."""
+def _flow_known(rest: str, room: int, known: dict[str, Any]) -> Any:
+    """A one-line flow collection's value, the same text parsed once per run (``known``): shared
+    with the cache when ``room`` allows caching, so copy it before keeping it."""
     if room < _FLOW_DEPTH:
         return _flow_line(rest, room)
     value = known.get(rest, _UNSEEN)
@@ -729,20 +732,22 @@ def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
         value = _flow_line(rest, room)
         if len(known) < _MAX_CACHED_VALUES:  # bounded: values come from untrusted input
             known[rest] = value
-    return _copied(value)
+    return value
+
+
+def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
+    """A one-line flow collection's value, a new one (see _flow_known)."""
+    value = _flow_known(rest, room, known)
+    return _copied(value) if room >= _FLOW_DEPTH else value
 
 
 def _flow_read(rest: str, room: int, known: dict[str, Any]) -> bool:
     """Whether the reader reads a flow collection nobody keeps, and so checks it: reading one
     costs less than libyaml's pass over the whole document that shaping it would need."""
-    if room >= _FLOW_DEPTH and rest in known:
-        return True
     try:
-        value = _flow_line(rest, room)
+        _flow_known(rest, room, known)  # nothing keeps the value: no copy
     except _Bail:
         return False
-    if room >= _FLOW_DEPTH and len(known) < _MAX_CACHED_VALUES:
-        known[rest] = value  # not copied: nothing holds it but the cache
     return True
 
 
@@ -966,7 +971,7 @@ _V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER = range(6)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
-_KEY_LINE = re.compile(r"( *+)([A-Za-z0-9_./][A-Za-z0-9_./-]*+):(?: ++|\Z)")
+_KEY_LINE = re.compile(rf"( *+)({_PLAIN_KEY}):(?: ++|\Z)")
 # The step of a key line by the kind of its value (see CheckRow).
 _STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
