@@ -22,6 +22,10 @@ class SourceError(WavegenError):
         super().__init__(message)
         self.field = field
 
+    def __reduce__(self) -> tuple[type[SourceError], tuple[str, str], dict[str, object]]:
+        # Kept in what the reader read, which a forked reader pickles (see stream/forked.py).
+        return SourceError, (self.message, self.field), self.__dict__
+
 
 def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str]:
     value = body.get(field)
