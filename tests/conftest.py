@@ -15,6 +15,7 @@ from tests.support.fixtures import (  # noqa: F401  (fixtures shared by integrat
     namespace,
     terminal_summary,
 )
+from tests.support.splitting import split_everything  # noqa: F401  (a fixture of unit and integration tests)
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.splitting import Splits, outcome
 from tests.support.tools import REPO_ROOT, in_ci, tool
 from tests.unit.test_fast_path_differential import assert_same
+from wavegen.core.plan import Options
 from wavegen.stream import fastparse
 from wavegen.stream.split import split_stream
 
@@ -62,3 +64,12 @@ def test_the_pass_through_check_takes_the_rest_of_real_renders() -> None:
                 asked += 1
                 assert fastparse.check_passed_through(piece.text, cache), (name, piece.number)
     assert asked > 500
+
+
+def test_real_renders_read_in_several_processes_give_the_same_result(split_everything: Splits) -> None:
+    """Each real render split in three (however small) gives what one process gives: bytes, findings, errors."""
+    for name, path in real_renders().items():
+        data = path.read_bytes()
+        for options in (Options(missing="ignore"), Options()):
+            assert outcome(data, options, jobs=3) == outcome(data, options, jobs=1), name
+    assert split_everything.parts.count(3) == 2 * len(real_renders())

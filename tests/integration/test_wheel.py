@@ -198,3 +198,25 @@ def test_pre_commit_and_action_entry_points(installed: Installed) -> None:
     action = installed.run([python, "-m", "wavegen.integrations.action"], env=env)
     assert action.returncode == 0, action.stdout
     assert "changed<<" in outputs.read_text() and HASH in (bundle / "shop.yaml").read_text()
+
+
+def test_a_large_bundle_read_in_two_processes_gives_the_same_bytes(installed: Installed) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_bundle import styled_bundle
+
+    bundle = installed.work / "large.yaml"
+    bundle.write_text(styled_bundle(1600))
+    assert bundle.stat().st_size > 1_300_000  # past the size that is split (SPLIT_WORK_CHARS)
+    one, two = (installed.wavegen("transform", str(bundle), env={"WAVEGEN_JOBS": jobs}) for jobs in ("1", "2"))
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout and one.stderr == two.stderr
+    assert HASH in two.stdout.decode()
+    # The guard: the second run forked (pickling its results back), the first did not.
+    python = str(installed.bin / "python")
+    for jobs, forks in (("1", False), ("2", True)):
+        done = installed.run(
+            [python, "-X", "importtime", str(installed.bin / "wavegen"), "transform", str(bundle)], env={"WAVEGEN_JOBS": jobs}
+        )
+        assert ("| pickle\n" in done.stderr.decode()) is forks, jobs
+    bad = installed.wavegen("transform", str(bundle), env={"WAVEGEN_JOBS": "many"})
+    assert bad.returncode == 2 and b"WAVEGEN_JOBS" in bad.stderr and not bad.stdout
