@@ -34,7 +34,7 @@ def split_everything(monkeypatch: pytest.MonkeyPatch) -> Splits:
     def no_fallback(index: int) -> None:
         raise AssertionError(f"part {index}'s child gave no result")
 
-    monkeypatch.setattr(engine_module, "SPLIT_WORK_CHARS", 1)
+    monkeypatch.setattr(engine_module, "SPLIT_WORK_CHARS", 0)
     monkeypatch.setattr(forked, "in_parts", counted)
     monkeypatch.setattr(forked, "_fallback", no_fallback)
     return splits

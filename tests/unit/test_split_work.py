@@ -134,6 +134,6 @@ def test_an_engine_by_default_reads_in_one_process(monkeypatch: pytest.MonkeyPat
 
 def test_jobs_left_to_run_read_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(forked.JOBS_ENV, "none")
-    monkeypatch.setattr(engine_module, "SPLIT_WORK_CHARS", 1)
+    monkeypatch.setattr(engine_module, "SPLIT_WORK_CHARS", 0)
     with pytest.raises(WavegenError, match=forked.JOBS_ENV):
         run([InputDocument("bundle.yaml", workload_bundle(5).encode())], Options(missing="ignore"))
