@@ -34,6 +34,8 @@ RUAMEL = (
 class Timing:
     seconds: float
     peak_rss_kb: int
+    # user + system time of the process and the children it waited for (wavegen's forked readers)
+    cpu_seconds: float = 0.0
 
 
 # GNU time (Debian package "time"); without it peak RSS is not reported.
@@ -41,21 +43,25 @@ GNU_TIME = shutil.which("time")
 
 
 def run_once(argv: list[str]) -> Timing:
-    """Wall time of one run and its peak RSS.
+    """Wall time of one run, its peak RSS and CPU time.
 
     Peak RSS comes from GNU time: a child of this (large) benchmark process would
-    report this process's high-water mark as its own, whatever it really used.
+    report this process's high-water mark as its own, whatever it really used. It is
+    the largest of the process and the children it waited for, not their sum.
     """
     with tempfile.NamedTemporaryFile("r") as rss_file:
         wrapped = [GNU_TIME, "-f", "%M", "-o", rss_file.name, *argv] if GNU_TIME else argv
         start = time.perf_counter()
-        done = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        process = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # wait4: CPU time to the microsecond (GNU time prints hundredths), GNU time's own included
+        _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        if done.returncode != 0:
-            raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(argv)}")
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            raise SystemExit(f"benchmark command failed ({process.returncode}): {' '.join(argv)}")
         text = rss_file.read().strip().splitlines()
         peak = int(text[-1]) if text and text[-1].isdigit() else 0
-    return Timing(elapsed, peak)
+    return Timing(elapsed, peak, usage.ru_utime + usage.ru_stime)
 
 
 def measure(commands: dict[str, list[str]], runs: int) -> dict[str, Timing]:
@@ -67,7 +73,10 @@ def measure(commands: dict[str, list[str]], runs: int) -> dict[str, Timing]:
         for name, argv in commands.items():
             samples[name].append(run_once(argv))
     return {
-        name: Timing(statistics.median(t.seconds for t in ts), max(t.peak_rss_kb for t in ts)) for name, ts in samples.items()
+        name: Timing(
+            statistics.median(t.seconds for t in ts), max(t.peak_rss_kb for t in ts), statistics.median(t.cpu_seconds for t in ts)
+        )
+        for name, ts in samples.items()
     }
 
 
@@ -188,6 +197,9 @@ def corpus_main(args: argparse.Namespace) -> None:
     def rss(side: str, name: str) -> float:
         return results[f"{side}/{name}"].peak_rss_kb / 1024
 
+    def cpu(side: str, name: str) -> float:
+        return results[f"{side}/{name}"].cpu_seconds / max(results[f"baseline/{name}"].cpu_seconds, 1e-9)
+
     lines = ["# `wavegen transform` on real renders and generated bundles\n"]
     lines.append(
         f"Command: `python benchmarks/transform_bench.py --corpus --runs {args.runs} --count {args.count}"
@@ -196,6 +208,7 @@ def corpus_main(args: argparse.Namespace) -> None:
     machine = f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, clean site"
     machine += " (no .pth start-up hooks, as with a wheel install), load average before: "
     machine += ", ".join(f"{load:.2f}" for load in load_before)
+    machine += f", WAVEGEN_JOBS={os.environ.get('WAVEGEN_JOBS', 'auto (unset)')}"
     lines.append(f"{machine}; medians of {args.runs} interleaved runs.  ")
     if args.load_note:
         lines.append(f"Load while measuring: {args.load_note}  ")
@@ -209,14 +222,16 @@ def corpus_main(args: argparse.Namespace) -> None:
         "ConfigMaps, Secrets; and documents passed through that the check below declined, in inputs up to "
         "engine.READ_PASSED_THROUGH_CHARS). Checked: documents passed through that "
         "fastparse.check_passed_through vouched for / those asked about (the rest go to the reader or libyaml). "
+        "CPU: user and system time, the forked readers' included, as a ratio of the baseline's. "
+        "Peak RSS: the largest process's (GNU time), not the sum while forked readers run. "
         "Goals (issue 22): time ≤ 0.5x the baseline (≤ 0.35x where CRDs are most of the bytes), "
         "peak RSS ≤ 1.0x, one document not slower than before.\n"
     )
     lines.append(
-        "| input | bytes | docs | baseline s | launcher x | before x | after x | RSS before x | RSS after x"
-        " | reader before | reader after | checked | goals |"
+        "| input | bytes | docs | baseline s | launcher x | before x | after x | CPU before x | CPU after x"
+        " | RSS before x | RSS after x | reader before | reader after | checked | goals |"
     )
-    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     missed = []
     launcher = results["launcher"].seconds
     for name in inputs:
@@ -238,7 +253,8 @@ def corpus_main(args: argparse.Namespace) -> None:
         (a1, o1), (c1, k1) = shares[name]
         lines.append(
             f"| {name} | {sizes[name]:,} | {documents[name]:,} | {base:.3f} | {launcher / base:.2f} | {before_ratio:.2f} | "
-            f"{after_ratio:.2f} | {rss_before:.2f} | {rss_after:.2f} | {a0}/{o0} | {a1}/{o1} | {c1}/{k1} | {goal} |"
+            f"{after_ratio:.2f} | {cpu('before', name):.2f} | {cpu('after', name):.2f} | {rss_before:.2f} | {rss_after:.2f} | "
+            f"{a0}/{o0} | {a1}/{o1} | {c1}/{k1} | {goal} |"
         )
     report = "\n".join(lines) + "\n"
     args.output.parent.mkdir(parents=True, exist_ok=True)
