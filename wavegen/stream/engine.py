@@ -493,11 +493,14 @@ class Engine:
                 if not (reader_checks and self._reader_checks(piece)):
                     unchecked.append(piece.text)
             elif fast is None and not (wanted is None and self._checked_without_libyaml(piece, reader_checks)):
+                import yaml
+
                 from . import nodes
 
                 try:
                     nodes.check_depth(piece.text)
-                except WavegenError:
+                except (WavegenError, yaml.YAMLError):
+                    # too deep, or invalid where the depth walk met it: piece by piece words it
                     return reads, False
                 unchecked.append(piece.text)
         return reads, not unchecked or self._libyaml_accepts_all(unchecked)
