@@ -614,6 +614,64 @@ def test_generated_quoted_scalars_over_lines(data: bytes) -> None:
     assert_same(data)
 
 
+# Lines of a long literal block scalar (a dashboard, a script): at its indentation or deeper,
+# empty, spaces of any width, a comment-like or key-like text (content inside a literal).
+LITERAL_LINES = st.sampled_from(
+    ["{", '  "a": 1,', "x", "# not a comment", "a: b", "- item", "", "", "  ", "    more", "}", "ok #c", "  ]"]
+)
+
+
+@st.composite
+def long_literals(draw: st.DrawFn) -> bytes:
+    """ConfigMaps with literal block scalars longer than fastparse._LONG_BLOCK_LINES, and what may follow them."""
+    lines = ["---", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: long", "data:"]
+    for index in range(draw(st.integers(1, 3))):
+        nested = draw(st.booleans())
+        key = f"  k{index}:" if not nested else f"  k{index}:\n    -"
+        header = draw(st.sampled_from(["|", "|-", "|+", "|2", "|+2", "|-1", "| # c", "|4"]))
+        pad = " " * (draw(st.sampled_from([4, 4, 5, 6])) + (2 if nested else 0))
+        count = draw(st.integers(fastparse._LONG_BLOCK_LINES - 2, 3 * fastparse._LONG_BLOCK_LINES))
+        body = draw(st.lists(LITERAL_LINES, min_size=count, max_size=count))
+        spaces = draw(st.sampled_from(["", " ", "  ", pad, pad + " "]))
+        rows = [(pad + line if line else "") for line in body]
+        # sometimes a line of spaces alone, narrower or wider than the indentation
+        for at in draw(st.lists(st.integers(0, count - 1), max_size=3)):
+            rows[at] = spaces
+        lines.append(f"{key} {header}")
+        lines.extend(rows)
+        # what ends it: nothing, a key of data, a key at the root, a line between the key and the
+        # indentation (an error), a comment, empty lines
+        lines.extend(draw(st.sampled_from([[], [], ["  next: x"], ["other: y"], ["   odd"], ["# c"], ["", ""], ["  # c"]])))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_literals())
+def test_generated_long_literal_block_scalars(data: bytes) -> None:
+    assert_same(data)
+
+
+def test_long_literals_are_read_by_the_line_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparison above: long literals take _literal_lines's path, not the line-by-line loop."""
+    taken: list[int] = []
+    real = fastparse._literal_lines
+
+    def counted(lines: list[str], j: int, block: int, indent: int) -> Any:
+        result = real(lines, j, block, indent)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(fastparse, "_literal_lines", counted)
+    body = "".join(f'    "line {i}": {i},\n' if i % 7 else "\n" for i in range(200))
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  dash.json: |\n{body}  other: x\n"
+    read = fastparse.parse(text)
+    assert read is not None
+    expected = "".join(f'"line {i}": {i},\n' if i % 7 else "\n" for i in range(200)).rstrip("\n") + "\n"
+    assert read[0]["data"] == {"dash.json": expected, "other": "x"}
+    assert taken == [True]
+    assert_same(("---\n" + text).encode())
+
+
 def test_styled_bundle() -> None:
     assert_same(styled_bundle(60).encode())
 

@@ -528,6 +528,24 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
             raise _Bail
     if block <= indent:
         raise _Bail
+    if style == "|" and count - j > _LONG_BLOCK_LINES:
+        # A long literal (a dashboard, a script): its lines found and stripped by C loops.
+        literal = _literal_lines(lines, j, block, indent)
+        if literal is not None:
+            pieces, after = literal
+            trailing = 0  # empty lines after the last content line
+            while pieces:
+                last = pieces.pop()
+                kept = last.rstrip("\n")
+                if kept:
+                    trailing += len(last) - len(kept) - 1
+                    pieces.append(kept)
+                    break
+                trailing += len(last)
+            if not pieces:
+                raise _Bail  # an empty scalar: left to libyaml
+            pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
+            return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
     body: list[str] = []
     end = j  # one past the last content line
     while j < count:
@@ -560,6 +578,53 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     if chomping == "+":
         return text + "\n" * (1 + trailing), end  # keep: those empty lines are the scalar's too
     return (text if chomping == "-" else text + "\n"), end
+
+
+# A literal block scalar is read by _literal_lines when more lines than this follow its header
+# (a shorter one costs less line by line than joining lines for the patterns).
+_LONG_BLOCK_LINES = 64
+# Lines joined at most at once by _literal_lines (a dashboard's 100 KB or so).
+_MOST_CHUNK_LINES = 4096
+
+
+def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[list[str], int] | None:
+    """The lines of a literal block scalar from line j on, their indentation (``block`` spaces)
+    removed, each ending with a line break, in pieces; and the first line after them. None when
+    a line of spaces narrower than ``block`` stops them (the line-by-line loop takes those).
+
+    Lines are joined in chunks, growing to a bound, and matched by one pattern each: C work
+    only, a short scalar in a long document never joins the document's rest, and no more
+    than a chunk is copied at a time beyond the stripped lines.
+    """
+    pattern = re.compile(rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+")  # a line at the indentation or deeper, or empty
+    margin = " " * block
+    count = len(lines)
+    pieces: list[str] = []
+    after = j
+    size = _LONG_BLOCK_LINES
+    while after < count:
+        part = lines[after : after + size]
+        part.append("")  # a line break after the last line too
+        chunk = "\n".join(part)
+        matched = pattern.match(chunk).end()  # type: ignore[union-attr]  # it matches every string
+        piece = chunk[:matched]
+        del chunk
+        taken = piece.count("\n")
+        if piece.startswith(margin):
+            piece = piece[block:]
+        pieces.append(piece.replace("\n" + margin, "\n"))
+        after += taken
+        if taken < len(part) - 1:
+            break
+        size = min(2 * size, _MOST_CHUNK_LINES)
+    if after < count:
+        line = lines[after]
+        content = line.lstrip(" ")
+        if not content:
+            return None  # spaces, fewer than the indentation
+        if len(line) - len(content) > indent:
+            raise _Bail  # less indented than the scalar, more than its key: left to libyaml
+    return pieces, after
 
 
 def _fold(body: list[str]) -> str:
