@@ -211,7 +211,6 @@ def test_cases_index_is_consistent() -> None:
     assert shutil.disk_usage(BAD).free > 0  # the generated cases need scratch space only in tmp
 
 
-
 def test_invalid_yaml_the_depth_walk_meets_is_a_clear_error(tmp_path: Path) -> None:
     """A document with many brackets is walked event by event for its depth; invalid YAML met
     there is an input error on one line (it was a raw ParserError: exit 3, "internal error")."""
@@ -224,7 +223,6 @@ def test_invalid_yaml_the_depth_walk_meets_is_a_clear_error(tmp_path: Path) -> N
     run = run_wavegen(["transform"], stdin=data, cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     assert run.stderr == (
-        "wavegen: error: <stdin>, document 1, line 73: invalid YAML: did not find expected key"
-        " (while parsing a block mapping)\n"
+        "wavegen: error: <stdin>, document 1, line 73: invalid YAML: did not find expected key (while parsing a block mapping)\n"
     )
     assert run.stdout == b""
