@@ -132,6 +132,14 @@ def _unescape(body: str) -> str:
 def _unescape_single(body: str) -> str:
     """_unescape for text whose escapes are all one character long (``\\n``, ``\\"``, ``\\\\``): split at
     the backslashes in C (a JSON document quoted whole holds thousands), not one callback each."""
+    # JSON's usual escapes by C replaces: escaped backslashes become NUL first (no text the
+    # reader takes holds one), so that every backslash left starts an escape and a replace
+    # makes no new one. Other escapes go the general way below (istio's quoted dashboards:
+    # twice as fast).
+    if "\0" not in body:
+        marked = body.replace("\\\\", "\0").replace('\\"', '"').replace("\\n", "\n")
+        if "\\" not in marked:
+            return marked.replace("\0", "\\")
     parts = body.split("\\")
     out = [parts[0]]
     index, count = 1, len(parts)
