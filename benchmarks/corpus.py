@@ -15,7 +15,8 @@ of many releases would be. ``styles`` is generated (gen_bundle.styled_bundle).
 
 Not here: prometheus-operator's ``bundle.yaml`` (PyYAML's safe loader, the baseline, cannot
 load it: a plain ``=`` resolves to a tag it has no constructor for) and kube-prometheus
-(the module proxy refuses it: 403); its shape, a ConfigMapList of dashboards, is in ``styles``.
+(the module proxy refuses it: 403); its shape, a ConfigMapList of dashboards, is in ``styles``,
+and istio's Grafana add-on (``istio-grafana``) holds real dashboards.
 """
 
 from __future__ import annotations
@@ -97,7 +98,12 @@ OTHER_CHARTS = (
         "local-path-provisioner", "github.com/rancher/local-path-provisioner", "v0.0.30", "deploy/chart/local-path-provisioner"
     ),
 )
-MANIFESTS = (Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),)
+MANIFESTS = (
+    Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),
+    # istio's Grafana add-on: a render of the grafana chart with istio's dashboards, 190 KB of
+    # them in one ConfigMap, as literal block scalars and as double-quoted JSON over many lines.
+    Manifest("istio-grafana", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "samples/addons/grafana.yaml"),
+)
 MIX_COPIES = 20
 
 
