@@ -18,6 +18,7 @@ from wavegen.errors import WavegenError
 from wavegen.inputs import files
 from wavegen.stream import engine, fastparse, nodes
 from wavegen.stream.engine import WRITE_BATCH_CHARS, InputDocument, encode_chunks, handed_over, run
+from wavegen.stream.split import Piece
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -154,13 +155,13 @@ def test_handed_over_inputs_are_not_kept_once_decoded(monkeypatch: pytest.Monkey
     inputs = [InputDocument("bundle.yaml", data)]
     assert sys.getrefcount(data) == alone + 1
     seen: list[int] = []
-    real = engine.Engine.add_text
+    real = engine.Engine.add_held
 
-    def add_text(self: engine.Engine, name: str, text: str, bom: str) -> None:
+    def add_held(self: engine.Engine, name: str, held: list[str], bom: str) -> None:
         seen.append(sys.getrefcount(data))
-        real(self, name, text, bom)
+        real(self, name, held, bom)
 
-    monkeypatch.setattr(engine.Engine, "add_text", add_text)
+    monkeypatch.setattr(engine.Engine, "add_held", add_held)
     result = run(handed_over(inputs), Options())
     assert seen == [alone]
     assert inputs == [] and sys.getrefcount(data) == alone
@@ -175,17 +176,39 @@ def test_transform_holds_no_input_bytes_while_parsing(
     data = path.read_bytes()
     alone = sys.getrefcount(data)
     seen: list[int] = []
-    real = engine.Engine.add_text
+    real = engine.Engine.add_held
 
-    def add_text(self: engine.Engine, name: str, text: str, bom: str) -> None:
+    def add_held(self: engine.Engine, name: str, held: list[str], bom: str) -> None:
         seen.append(sys.getrefcount(data))
-        real(self, name, text, bom)
+        real(self, name, held, bom)
 
     monkeypatch.setattr(files, "_read", lambda _path: data)
-    monkeypatch.setattr(engine.Engine, "add_text", add_text)
+    monkeypatch.setattr(engine.Engine, "add_held", add_held)
     assert transform_command.run_plain([str(path)]) == 0
     assert seen == [alone]
     assert capsysbinary.readouterr().out == (HELM / "expected.yaml").read_bytes()
+
+
+def test_the_decoded_text_is_not_kept_once_cut_into_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While documents are read, only their pieces are alive, not the whole text too (one input's size less at the peak)."""
+    texts: list[str] = []
+    counts: list[int] = []
+    real_split, real_relevant = engine.split_stream, engine.Engine._relevant
+
+    def split_stream(text: str) -> list[Piece]:
+        texts.append(text)
+        return real_split(text)
+
+    def relevant(self: engine.Engine, piece: Piece) -> str | None:
+        counts.append(sys.getrefcount(texts[0]))
+        return real_relevant(self, piece)
+
+    monkeypatch.setattr(engine, "split_stream", split_stream)
+    monkeypatch.setattr(engine.Engine, "_relevant", relevant)
+    result = run(handed_over([InputDocument("bundle.yaml", workload_bundle(5).encode())]), Options())
+    assert result.outputs
+    # held by the list above and getrefcount's argument only: not by run, add_held or the decoder
+    assert counts and set(counts) == {2}
 
 
 def cuts(text: str) -> list[list[str]]:

@@ -394,29 +394,39 @@ class Engine:
 
     def add_text(self, name: str, text: str, bom: str) -> None:
         """Parse one decoded input (see decode); the engine keeps its pieces, not its bytes."""
+        self.add_held(name, [text], bom)
+
+    def add_held(self, name: str, held: list[str], bom: str) -> None:
+        """add_text for a text handed over as a one-item list and taken out of it, so that once it
+        is cut into pieces (copies of its parts) nothing keeps the whole text: the caller must
+        not hold it either (see run)."""
+        text = held.pop()
         check_line_breaks(text, name)
         pieces = split_stream(text)
+        # Directives, "..." markers and BOMs tie a piece's meaning to the others (see _CONTEXT_SENSITIVE).
+        context_free = not (text.startswith(("%", "...")) or _CONTEXT_SENSITIVE.search(text) or "\ufeff" in text)
+        size = len(text)
+        del text
         file_index = len(self.files)
         parsed = _ParsedFile(name, bom, pieces)
         self.files.append(parsed)
-        if self.fast and self._add_checked_at_once(parsed, file_index, text):
+        if self.fast and context_free and self._add_checked_at_once(parsed, file_index, size):
             return
         for piece_index, piece in enumerate(pieces):
             self._add_piece(parsed, file_index, piece_index, piece)
 
-    def _add_checked_at_once(self, parsed: _ParsedFile, file_index: int, text: str) -> bool:
+    def _add_checked_at_once(self, parsed: _ParsedFile, file_index: int, size: int) -> bool:
         """Read what the subset reader can; let libyaml check all the rest in one pass.
 
         A parser per document costs more than parsing a small one, so the documents
         the reader declines (and those passed through) are checked together. On any
         problem this adds nothing and returns False: going piece by piece then finds
-        and words the first problem exactly as without this shortcut.
+        and words the first problem exactly as without this shortcut. Only for a text
+        whose pieces mean alone what they mean together (``context_free`` in add_held).
         """
-        if text.startswith(("%", "...")) or _CONTEXT_SENSITIVE.search(text) or "\ufeff" in text:
-            return False
-        reader_checks = len(text) <= self.reader_budget
+        reader_checks = size <= self.reader_budget
         if reader_checks:
-            self.reader_budget -= len(text)
+            self.reader_budget -= size
         pieces = parsed.pieces
         relevant = [self._relevant(piece) for piece in pieces]
         ranges = self._work_ranges(pieces, relevant)
@@ -788,13 +798,16 @@ def _as_read(parsed: _ParsedFile) -> Output:
     return Output(parsed.name, text, text, False)
 
 
-def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, str, str]]:
-    """Name, text and byte-order mark of each input, holding no input once it is decoded."""
+def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str], str]]:
+    """Name, text (in a one-item list, for Engine.add_held to take) and byte-order mark of each
+    input, holding no input once it is decoded and no text once it is taken."""
     for source in inputs:
         name = source.name
         text, bom = decode(source)
         del source  # the bytes can go now, if nothing else holds them (see handed_over)
-        yield name, text, bom
+        held = [text]
+        del text
+        yield name, held, bom
 
 
 def handed_over(inputs: list[InputDocument]) -> Iterator[InputDocument]:
@@ -817,9 +830,8 @@ def run(inputs: Iterable[InputDocument], options: Options, *, fast: bool = True,
     gc.disable()
     try:
         engine = Engine(options, fast=fast, only_planned=True, jobs=jobs)
-        for name, text, bom in _decoded(inputs):
-            engine.add_text(name, text, bom)
-            del text
+        for name, held, bom in _decoded(inputs):
+            engine.add_held(name, held, bom)
         result = engine.plan()
         engine.objects = []  # rendering needs only the plan and the pieces: free the objects first
         if result.has_errors:
