@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Iterable, Mapping
 
 from .model import ConfigSource, SourceKey
@@ -27,7 +28,8 @@ _hashed = [0]  # bytes hashed so far in this process
 @functools.cache  # a failed import is not cached by Python: looking again searched sys.path each time
 def _builtin_sha256() -> Callable[[bytes], Any] | None:
     """CPython's own SHA-256 constructor (None when built without it)."""
-    for name in ("_sha2", "_sha256"):  # Python 3.12 and later, Python 3.11
+    # Python 3.12 and later, Python 3.11: the right one first (a failed import searches sys.path)
+    for name in ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2"):
         try:
             constructor: Callable[[bytes], Any] = __import__(name).sha256
         except (ImportError, AttributeError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import binascii
 from collections.abc import Iterable, Mapping, Sequence
 
 from wavegen.core.hashing import sha256_hex
@@ -271,6 +270,8 @@ def _go_sort_key(s: str) -> bytes:
 
 def go_json_bytes_map(data: Mapping[str, bytes]) -> str:
     """Return a Go ``map[string][]byte`` as ``json.Marshal`` writes it (sorted keys, standard base64 values)."""
+    import binascii  # only the wave profile hashes base64: a C module a plain run need not load
+
     parts = [
         f'{go_json_string(key)}:"{binascii.b2a_base64(data[key], newline=False).decode("ascii")}"'
         for key in sorted(data, key=_go_sort_key)
