@@ -25,15 +25,34 @@ def fallbacks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return seen
 
 
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+@pytest.fixture
+def forked_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children in_parts forks (other tests' processes may be children of this one too)."""
+    pids: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return pids
 
 
-def test_each_part_after_the_first_runs_in_a_child_of_its_own(fallbacks: list[int]) -> None:
+def _all_reaped(pids: list[int]) -> bool:
+    """Whether every one of these children has been waited for (none left running or a zombie)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return bool(pids)
+
+
+def test_each_part_after_the_first_runs_in_a_child_of_its_own(fallbacks: list[int], forked_pids: list[int]) -> None:
     parts: list[Callable[[], tuple[int, int]]] = [lambda n=n: (n, os.getpid()) for n in range(4)]
     results = forked.in_parts(parts)
     assert [n for n, _ in results] == [0, 1, 2, 3]
@@ -41,7 +60,7 @@ def test_each_part_after_the_first_runs_in_a_child_of_its_own(fallbacks: list[in
     assert pids[0] == os.getpid()
     assert len(set(pids)) == 4
     assert fallbacks == []
-    assert _no_children_left()
+    assert _all_reaped(forked_pids)
 
 
 def test_large_results_come_back_whole(fallbacks: list[int]) -> None:
@@ -64,7 +83,7 @@ def test_shared_objects_come_back_as_themselves_and_mapping_views_as_views(fallb
     assert fallbacks == []
 
 
-def test_an_exception_in_a_child_runs_its_part_here(fallbacks: list[int]) -> None:
+def test_an_exception_in_a_child_runs_its_part_here(fallbacks: list[int], forked_pids: list[int]) -> None:
     parent = os.getpid()
 
     def flaky() -> str:
@@ -74,7 +93,7 @@ def test_an_exception_in_a_child_runs_its_part_here(fallbacks: list[int]) -> Non
 
     assert forked.in_parts([lambda: 1, flaky, lambda: 3]) == [1, "ran here", 3]
     assert fallbacks == [1]
-    assert _no_children_left()
+    assert _all_reaped(forked_pids)
 
 
 def test_a_result_that_does_not_pickle_is_made_here(fallbacks: list[int]) -> None:
@@ -95,23 +114,23 @@ def test_a_child_killed_by_a_signal_has_its_part_run_here(fallbacks: list[int]) 
     assert fallbacks == [1]
 
 
-def test_an_error_of_a_part_here_takes_its_course_and_leaves_no_child(fallbacks: list[int]) -> None:
+def test_an_error_of_a_part_here_takes_its_course_and_leaves_no_child(fallbacks: list[int], forked_pids: list[int]) -> None:
     def fails() -> int:
         raise WavegenError("bad input")
 
     with pytest.raises(WavegenError, match="bad input"):
         forked.in_parts([fails, lambda: 2, lambda: 3])
-    assert _no_children_left()
+    assert _all_reaped(forked_pids)
 
 
-def test_a_failing_part_fails_the_same_whichever_process_it_was_given_to(fallbacks: list[int]) -> None:
+def test_a_failing_part_fails_the_same_whichever_process_it_was_given_to(fallbacks: list[int], forked_pids: list[int]) -> None:
     def fails() -> int:
         raise WavegenError("bad input")
 
     with pytest.raises(WavegenError, match="bad input"):
         forked.in_parts([lambda: 1, fails])
     assert fallbacks == [1]
-    assert _no_children_left()
+    assert _all_reaped(forked_pids)
 
 
 @pytest.mark.parametrize(
