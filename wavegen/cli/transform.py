@@ -9,7 +9,6 @@ from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, WavegenError
 from ..inputs.files import STDIN_NAME, join_streams, read_bundle, write_atomically
 from ..inputs.flags import Flag, invoke_directly, read_command_line, with_hashing_flags
 from ..inputs.options import HashingFlags, options_from_flags
-from ..render.report import report_findings
 from ..stream.engine import handed_over, run, write_chunks
 
 TYPE_CHECKING = False
@@ -47,7 +46,10 @@ def transform(
     files, inputs = read_bundle(paths or ["-"])
     # Handed over: each file's bytes are freed once decoded; the result holds its text as pieces.
     result = run(handed_over(inputs), options_from_flags(flags))
-    report_findings(result.findings)
+    if result.findings:
+        from ..render.report import report_findings  # a run without findings need not load it
+
+        report_findings(result.findings)
     if result.has_errors:
         return EXIT_FINDINGS
     if check:
