@@ -133,6 +133,33 @@ def test_a_failing_part_fails_the_same_whichever_process_it_was_given_to(fallbac
     assert _all_reaped(forked_pids)
 
 
+def test_parts_whose_child_cannot_be_started_run_here(fallbacks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    real_fork = os.fork
+    forks: list[int] = []
+
+    def fork_once() -> int:
+        if forks:
+            raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    parts: list[Callable[[], tuple[int, int]]] = [lambda n=n: (n, os.getpid()) for n in range(4)]
+    results = forked.in_parts(parts)
+    assert [n for n, _ in results] == [0, 1, 2, 3]
+    assert results[1][1] != os.getpid()  # the one child that started
+    assert [pid for _, pid in results[2:]] == [os.getpid(), os.getpid()]
+    assert fallbacks == [2, 3]
+
+    def no_pipes() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(os, "pipe", no_pipes)
+    fallbacks.clear()
+    assert [n for n, _ in forked.in_parts(parts)] == [0, 1, 2, 3]
+    assert fallbacks == [1, 2, 3]
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [("1", 1), ("3", 3), ("12", 12), (" 2 ", 2)],

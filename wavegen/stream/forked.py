@@ -58,7 +58,7 @@ def _proxy_reduced(proxy: MappingProxyType[Any, Any]) -> tuple[Any, tuple[dict[A
 
 
 def _fallback(index: int) -> None:
-    """Called when part ``index``'s child gave no result, so the part runs here again (tests watch it)."""
+    """Called when part ``index``'s child gave no result or was never started, so the part runs here (tests watch it)."""
 
 
 def in_parts(parts: Sequence[Callable[[], Result]], shared: Sequence[object] = ()) -> list[Result]:
@@ -68,8 +68,8 @@ def in_parts(parts: Sequence[Callable[[], Result]], shared: Sequence[object] = (
     this process), and its result must pickle; the objects in ``shared`` come back as
     themselves, not copies (sentinels compared by identity), and read-only mapping views
     as new views. A child that fails in any way (an exception, a result that does not
-    pickle, a signal) has its part run here instead, where an exception takes its usual
-    course: the results never depend on how the work was divided.
+    pickle, a signal), or could not be started, has its part run here instead, where an
+    exception takes its usual course: the results never depend on how the work was divided.
     """
     import pickle
 
@@ -77,20 +77,31 @@ def in_parts(parts: Sequence[Callable[[], Result]], shared: Sequence[object] = (
     read_ends: list[int] = []  # the read end of each child's pipe, until it is read
     try:
         for part in parts[1:]:
-            read_end, write_end = os.pipe()
-            pid = os.fork()
+            try:
+                read_end, write_end = os.pipe()
+            except OSError:
+                break  # out of file descriptors: the parts left run here
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(read_end)
+                os.close(write_end)
+                break  # out of processes or memory: likewise
             if pid == 0:  # pragma: no cover - the child leaves by os._exit (coverage never sees it)
                 os.close(read_end)
                 _run_child(part, write_end, shared, pickle)
             os.close(write_end)
             pids.append(pid)
             read_ends.append(read_end)
+        forked = len(pids)
         results = [parts[0]()]
         for index in range(1, len(parts)):
-            with os.fdopen(read_ends.pop(0), "rb") as pipe:
-                data = pipe.read()
-            _, status = os.waitpid(pids.pop(0), 0)
-            result = _loaded(data, status, shared, pickle)
+            result = _NOTHING
+            if index <= forked:
+                with os.fdopen(read_ends.pop(0), "rb") as pipe:
+                    data = pipe.read()
+                _, status = os.waitpid(pids.pop(0), 0)
+                result = _loaded(data, status, shared, pickle)
             if result is _NOTHING:
                 _fallback(index)
                 result = parts[index]()
