@@ -261,3 +261,16 @@ def test_written_files_keep_their_mode_and_new_ones_are_private(tmp_path: Path) 
     assert kept.read_bytes() == b"a\n" and new.read_bytes() == b"b\n"
     assert (kept.stat().st_mode & 0o777, new.stat().st_mode & 0o777) == (0o640, 0o600)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.yaml", "new.yaml"]  # no temporary file left
+
+
+def test_released_sources_leave_outputs_and_findings_as_they_were() -> None:
+    data = workload_bundle(5).encode() + b"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+    kept, released = (run([InputDocument("bundle.yaml", data)], Options()) for _ in range(2))
+    assert released.plan.sources
+    released.release_sources()  # before anything is built or written
+    assert released.plan.sources == {}
+    out = io.BytesIO()
+    released.write(0, out)
+    assert out.getvalue() == kept.outputs[0] != data
+    assert released.outputs == kept.outputs
+    assert released.findings == kept.findings and released.changed() == kept.changed() == [0]

@@ -52,6 +52,7 @@ def transform(
         report_findings(result.findings)
     if result.has_errors:
         return EXIT_FINDINGS
+    result.release_sources()  # only the outputs are written from here on
     if check:
         import difflib
 

@@ -37,6 +37,7 @@ def post_render(data: bytes, flags: HashingFlags, environ: Mapping[str, str] | N
     report_findings(result.findings)
     if result.has_errors:
         return b"", EXIT_FINDINGS
+    result.release_sources()  # only the output is built from here on
     output = result.outputs[0]
     if not output.strip():
         output = output + EMPTY_STREAM
