@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -173,6 +174,30 @@ def test_jobs_by_default_are_the_usable_cpus_up_to_a_limit() -> None:
     expected = min(cpus, forked.MOST_JOBS)
     assert forked.jobs_wanted({}) == expected
     assert forked.jobs_wanted({forked.JOBS_ENV: "auto"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("files", "limit"),
+    [
+        ({"cpu.max": "max 100000\n"}, None),
+        ({"cpu.max": "100000 100000\n"}, 1),
+        ({"cpu.max": "150000 100000\n"}, 1),
+        ({"cpu.max": "50000 100000\n"}, 0),
+        ({"cpu.max": "400000 100000\n"}, 4),
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+        ({"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 2),
+        ({"cpu/cpu.cfs_quota_us": "200000\n"}, None),  # no period: not a quota it can read
+        ({"cpu.max": "garbage"}, None),
+        ({}, None),
+    ],
+)
+def test_a_containers_cpu_limit_bounds_the_processes(tmp_path: Path, files: dict[str, str], limit: int | None) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert forked._cgroup_cpu_limit(str(tmp_path)) == limit
+    cpus = len(os.sched_getaffinity(0))
+    assert forked._usable_cpus(str(tmp_path)) == (cpus if limit is None else max(1, min(cpus, limit)))
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "auto2"])

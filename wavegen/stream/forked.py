@@ -23,7 +23,8 @@ MOST_JOBS = 4
 
 def jobs_wanted(environ: Mapping[str, str] = os.environ) -> int:
     """How many processes a one-shot run may use: WAVEGEN_JOBS (a whole number, or ``auto``, the
-    default: the CPUs this process may run on, at most MOST_JOBS); 1 where forking is unsafe."""
+    default: the CPUs this process may run on, within its container's CPU limit, at most
+    MOST_JOBS); 1 where forking is unsafe."""
     value = environ.get(JOBS_ENV, "").strip()
     if value in ("", "auto"):
         wanted = min(_usable_cpus(), MOST_JOBS)
@@ -34,9 +35,33 @@ def jobs_wanted(environ: Mapping[str, str] = os.environ) -> int:
     return wanted if wanted > 1 and _may_fork() else 1
 
 
-def _usable_cpus() -> int:
+def _usable_cpus(cgroup_root: str = "/sys/fs/cgroup") -> int:
+    """The CPUs this process may run on, and no more than its container's CPU limit allows: a
+    pod limited to one CPU sees every CPU of its node, but two processes would share one."""
     affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    cpus = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    limit = _cgroup_cpu_limit(cgroup_root)
+    return max(1, min(cpus, limit)) if limit is not None else cpus
+
+
+def _cgroup_cpu_limit(root: str) -> int | None:
+    """Whole CPUs the CPU quota of the cgroup hierarchy mounted at ``root`` allows (v2 ``cpu.max``,
+    else v1 ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``); None without a quota or a readable one."""
+    for quota_file, period_file in (("cpu.max", None), ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):
+        try:
+            with open(os.path.join(root, quota_file)) as file:
+                fields = file.read().split()
+            if period_file is not None:
+                with open(os.path.join(root, period_file)) as file:
+                    fields = [fields[0], file.read().strip()]
+        except (OSError, IndexError):
+            continue
+        try:
+            quota, period = int(fields[0]), int(fields[1])
+        except (ValueError, IndexError):
+            return None  # "max" (v2) or anything unexpected: no quota
+        return quota // period if quota > 0 and period > 0 else None  # v1 writes -1 for none
+    return None
 
 
 def _may_fork() -> bool:
