@@ -103,6 +103,9 @@ MANIFESTS = (
     # istio's Grafana add-on: a render of the grafana chart with istio's dashboards, 190 KB of
     # them in one ConfigMap, as literal block scalars and as double-quoted JSON over many lines.
     Manifest("istio-grafana", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "samples/addons/grafana.yaml"),
+    # istio's Kiali add-on: a render of kiali's chart, whose templates end every document with
+    # a "..." end marker.
+    Manifest("istio-kiali", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "samples/addons/kiali.yaml"),
 )
 MIX_COPIES = 20
 

@@ -672,6 +672,56 @@ def test_long_literals_are_read_by_the_line_pattern(monkeypatch: pytest.MonkeyPa
     assert_same(("---\n" + text).encode())
 
 
+# What may end a document in a stream: nothing, an end marker (as some charts' templates
+# write it), with a comment, with comment-only pieces after it; and shapes that are not an end
+# marker the reader may take ("....", "... x") or that make the stream context-dependent (a
+# bare document after the marker, a directive).
+ENDINGS = st.sampled_from(
+    ["", "", "...\n", "...\n", "... # end\n", "...\n# after\n", "...  \n\n", "....\n", "... x\n", "...\nbare: doc\n",
+     "...\n%YAML 1.1\n", "...\n...\n", "...\t\n"]
+)  # fmt: skip
+
+
+@st.composite
+def marked_streams(draw: st.DrawFn) -> bytes:
+    """Streams whose documents may end with "..." end markers (kiali's chart writes one after each template)."""
+    parts: list[bytes] = []
+    for _ in range(draw(st.integers(1, 4))):
+        document = draw(documents() | styled() | workloads())
+        if not document.endswith(b"\n"):
+            document += b"\n"
+        if not document.startswith(b"---"):
+            document = b"---\n" + document
+        parts.append(document + draw(ENDINGS).encode())
+    return b"".join(parts)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(marked_streams())
+def test_generated_streams_with_end_markers(data: bytes) -> None:
+    assert_same(data)
+
+
+def test_documents_ending_with_an_end_marker_are_read_and_checked_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparison above: a document "..." ends is taken by the reader and the pass-through
+    check (not left to libyaml), and a stream of them is read in one pass, none composed."""
+    assert fastparse.parse("---\na: b\n...\n") is not None
+    assert fastparse.parse("a: |\n  x\n... # end\n")[0] == {"a": "x\n"}  # type: ignore[index]
+    assert fastparse.check_passed_through("---\nkind: Service\nspec: {}\n...\n")
+    for text in ("a: b\n...\nc: d\n", "a: b\n....\n", "a: b\n... x\n", "a: b\n...\t\n"):
+        assert fastparse.document_text(text) is None or fastparse.document_text(text) == text, text
+
+    def no_compose(text: str) -> None:
+        raise AssertionError("composed")
+
+    monkeypatch.setattr(nodes_module, "compose", no_compose)
+    documents = [d.strip("\n") for d in styled_bundle(6).split("\n---\n") if d.strip("-\n")]
+    stream = "".join(f"---\n{d.removeprefix('---').strip(chr(10))}\n...\n" for d in documents).encode()
+    engine = Engine(Options(missing="ignore"))
+    engine.add(InputDocument("marked.yaml", stream))
+    assert len(engine.objects) == len(documents) > 5
+
+
 def test_styled_bundle() -> None:
     assert_same(styled_bundle(60).encode())
 

@@ -62,10 +62,12 @@ PASSED_THROUGH_SHARE = 4
 # What a child's part costs beyond reading it (pickling its results here, loading them there),
 # as a share of reading it.
 CHILD_OVERHEAD = 0.15
-# Directives and "..." end markers make a document's meaning depend on where the stream
-# is cut; a BOM may restart a stream. With none of them, libyaml accepting a run of
-# "---"-separated pieces means it accepts every piece alone, and the converse.
-_CONTEXT_SENSITIVE = re.compile(r"\n(?:%|\.\.\.)")
+# Directives make a document's meaning depend on where the stream is cut, and so does what
+# follows a "..." end marker but a "---" (a bare document); a BOM may restart a stream. With
+# none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
+# piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
+# last there) is read as its document's end (fastparse.document_text).
+_DIRECTIVE = re.compile(r"\n%")
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -409,8 +411,7 @@ class Engine:
         text = held.pop()
         check_line_breaks(text, name)
         pieces = split_stream(text)
-        # Directives, "..." markers and BOMs tie a piece's meaning to the others (see _CONTEXT_SENSITIVE).
-        context_free = not (text.startswith(("%", "...")) or _CONTEXT_SENSITIVE.search(text) or "\ufeff" in text)
+        context_free = _context_free(text, pieces)
         size = len(text)
         del text
         file_index = len(self.files)
@@ -790,6 +791,21 @@ class Engine:
                     chunks.append(piece.text)
             outputs.append(Output(parsed.name, parsed.text_chunks(), chunks, True))
         return outputs, fallbacks
+
+
+def _context_free(text: str, pieces: list[Piece]) -> bool:
+    """Whether each piece of text means alone what it means in the stream (see _DIRECTIVE)."""
+    if text.startswith(("%", "...")) or "\ufeff" in text or _DIRECTIVE.search(text):
+        return False
+    if "\n..." not in text:
+        return True
+    # After an end marker, until the next "---": comments and blank lines only (no bare
+    # document, no second marker, which libyaml refuses there and accepts alone). A marker
+    # line the reader does not take leaves its piece to libyaml, checked after "---" as here.
+    return not any(
+        index and not piece.text.startswith("---") and ("..." in piece.text or piece.has_content())
+        for index, piece in enumerate(pieces)
+    )
 
 
 def _roundtrip(text: str, changes: list[fallback.Change]) -> str:

@@ -76,8 +76,26 @@ def _unreadable(text: str) -> bool:
 
 def accepts_without_content(text: str) -> bool:
     """Whether libyaml accepts a piece of markers, comments and blank lines only (see split.Piece):
-    when nothing in it is unreadable."""
-    return not _unreadable(text)
+    when nothing in it is unreadable (a "..." end marker last in it aside, see document_text)."""
+    document = document_text(text)
+    return document is not None and not _unreadable(document)
+
+
+# The "..." end marker line split_stream leaves last in a piece: "..." alone or with a comment.
+# (Compiled on first use: few streams hold end markers.)
+_END_MARKER_LAST = r"\n\.\.\.(?:[ \t]+(?:#[^\n]*)?)?\n\Z"
+
+
+def document_text(text: str) -> str | None:
+    """A piece's document without the "..." end marker line that ends it (some charts' templates
+    end so: the document means the same without it); the text itself when it has none. None
+    when "..." starts another of its lines, or the marker line holds what the reader does not take."""
+    if "\n..." not in text:
+        return text
+    match = re.search(_END_MARKER_LAST, text)
+    if match is None or _unreadable(text[match.start() + 1 :]):
+        return None
+    return text[: match.start() + 1]
 
 
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
@@ -1015,9 +1033,10 @@ def parse(
     """
     if not text.endswith("\n") or text.startswith("%"):
         return None
-    if _unreadable(text):
+    document = document_text(text)
+    if document is None or _unreadable(document):
         return None
-    lines = text.split("\n")
+    lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
     start = _body_start(lines)
     try:
@@ -1160,9 +1179,12 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
     (libyaml's parser allows both), so it takes a line several times faster. ``cache``: the
     check rows of a run's distinct lines (bounded: lines may hold secrets, so never module state).
     """
-    if not text.endswith("\n") or text.startswith("%") or _unreadable(text):
+    if not text.endswith("\n") or text.startswith("%"):
         return False
-    lines = text.split("\n")
+    document = document_text(text)
+    if document is None or _unreadable(document):
+        return False
+    lines = document.split("\n")
     lines.pop()
     rows = {} if cache is None else cache
     get = rows.get
@@ -1333,7 +1355,7 @@ class _NodeBuilder:
     @classmethod
     def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
         """A builder over the lines of a document :func:`parse` accepted (it ends with a line break)."""
-        lines = text.split("\n")
+        lines = (document_text(text) or text).split("\n")
         lines.pop()
         return cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
 
@@ -1603,7 +1625,7 @@ _ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (re caches it): List
 def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
     start (where libyaml's node for each item starts), or None when there is no such sequence."""
-    lines = text.split("\n")
+    lines = (document_text(text) or text).split("\n")
     items_key = re.compile(_ITEMS_KEY)
     start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
     if start is None:
