@@ -67,7 +67,7 @@ CHILD_OVERHEAD = 0.15
 # none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
 # piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
 # last there) is read as its document's end (fastparse.document_text).
-_DIRECTIVE = re.compile(r"\n%")
+_DIRECTIVE = "\n%"
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -795,13 +795,13 @@ class Engine:
 
 def _context_free(text: str, pieces: list[Piece]) -> bool:
     """Whether each piece of text means alone what it means in the stream (see _DIRECTIVE)."""
-    if text.startswith(("%", "...")) or "\ufeff" in text or _DIRECTIVE.search(text):
+    # "%" first: str's search for "\n%" looks at every line break (1.2 ms in kueue's 1.7 MB).
+    if text.startswith(("%", "...")) or "\ufeff" in text or ("%" in text and _DIRECTIVE in text):
         return False
-    if "\n..." not in text:
-        return True
-    # After an end marker, until the next "---": comments and blank lines only (no bare
-    # document, no second marker, which libyaml refuses there and accepts alone). A marker
-    # line the reader does not take leaves its piece to libyaml, checked after "---" as here.
+    # split_stream cuts after every end marker, so a piece but the first that does not start
+    # with "---" follows one: there, until the next "---", comments and blank lines only (no
+    # bare document, no second marker, which libyaml refuses there and accepts alone). A
+    # marker line the reader does not take leaves its piece to libyaml, checked after "---" as here.
     return not any(
         index and not piece.text.startswith("---") and ("..." in piece.text or piece.has_content())
         for index, piece in enumerate(pieces)
