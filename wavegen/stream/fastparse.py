@@ -83,19 +83,21 @@ def accepts_without_content(text: str) -> bool:
 
 # The "..." end marker line split_stream leaves last in a piece: "..." alone or with a comment.
 # (Compiled on first use: few streams hold end markers.)
-_END_MARKER_LAST = r"\n\.\.\.(?:[ \t]+(?:#[^\n]*)?)?\n\Z"
+_END_MARKER_LINE = r"\.\.\.(?:[ \t]+(?:#[^\n]*)?)?\n"
 
 
 def document_text(text: str) -> str | None:
     """A piece's document without the "..." end marker line that ends it (some charts' templates
-    end so: the document means the same without it); the text itself when it has none. None
-    when "..." starts another of its lines, or the marker line holds what the reader does not take."""
-    if "\n..." not in text:
+    end so: the document means the same without it); the text itself when its last line is no
+    marker (a "..." line anywhere else is unreadable to the reader, see _UNREAD). None when the
+    marker line holds what the reader does not take."""
+    last = text.rfind("\n", 0, len(text) - 1) + 1  # where the last line starts
+    if not last or not text.startswith("...", last):
         return text
-    match = re.search(_END_MARKER_LAST, text)
-    if match is None or _unreadable(text[match.start() + 1 :]):
+    marker = text[last:]
+    if re.fullmatch(_END_MARKER_LINE, marker) is None or _unreadable(marker):
         return None
-    return text[: match.start() + 1]
+    return text[:last]
 
 
 # libyaml looks for the ':' of a plain key only this far (1024 characters) from the key's start.
