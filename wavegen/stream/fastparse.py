@@ -1010,6 +1010,20 @@ def _read(
     return root, root_line, template, shaped, walkable
 
 
+def _readable_lines(text: str) -> list[str] | None:
+    """The lines of a piece's document (an end marker last in it left out, see document_text),
+    for parse and check_passed_through; None when the piece holds what neither takes: no final
+    line break, a directive, anything _unreadable finds."""
+    if not text.endswith("\n") or text.startswith("%"):
+        return None
+    document = document_text(text)
+    if document is None or _unreadable(document):
+        return None
+    lines = document.split("\n")
+    lines.pop()  # the empty string after the final line break
+    return lines
+
+
 def _body_start(lines: list[str]) -> int:
     """The document's first line after its own "---" marker line, if it starts with one."""
     return 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
@@ -1033,13 +1047,9 @@ def parse(
     ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
     ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
     """
-    if not text.endswith("\n") or text.startswith("%"):
+    lines = _readable_lines(text)
+    if lines is None:
         return None
-    document = document_text(text)
-    if document is None or _unreadable(document):
-        return None
-    lines = document.split("\n")
-    lines.pop()  # the empty string after the final line break
     start = _body_start(lines)
     try:
         plains = {} if plain_values is None else plain_values
@@ -1181,13 +1191,9 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
     (libyaml's parser allows both), so it takes a line several times faster. ``cache``: the
     check rows of a run's distinct lines (bounded: lines may hold secrets, so never module state).
     """
-    if not text.endswith("\n") or text.startswith("%"):
+    lines = _readable_lines(text)
+    if lines is None:
         return False
-    document = document_text(text)
-    if document is None or _unreadable(document):
-        return False
-    lines = document.split("\n")
-    lines.pop()
     rows = {} if cache is None else cache
     get = rows.get
     count = len(lines)
