@@ -464,7 +464,11 @@ COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])
 def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
     header = draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2", "|1-", "|-2", ">2", "|+1", "| # c", ">9"]))
     lines = draw(
-        st.lists(st.sampled_from(["x", "x y", "", "  more", "# z", "a: b", "- item", "   ", "long text"]), min_size=1, max_size=5)
+        st.lists(
+            st.sampled_from(["x", "x y", "", "  more", "# z", "a: b", "- item", "   ", "long text", "\tx", "a\tb", "\t", " \t"]),
+            min_size=1,
+            max_size=5,
+        )
     )
     deep = pad + "  " + draw(st.sampled_from(["", "", " "]))
     return [header, *(deep + line if line else "" for line in lines)]
@@ -472,8 +476,9 @@ def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
 
 # Lines of a quoted scalar over several lines: folding, escapes, escaped breaks, spaces, indicators.
 QUOTED_LINES = st.sampled_from(
-    ["x", "two words", "", "   ", "end\\", "tab\\t", "sp\\ ", "a: b", "# c", "- d", "it''s", '\\"q\\"', "trail  ", "x #y"]
-)
+    ["x", "two words", "", "   ", "end\\", "tab\\t", "sp\\ ", "a: b", "# c", "- d", "it''s", '\\"q\\"', "trail  ", "x #y", "a\tb",
+     "trail\t", "\tlead"]
+)  # fmt: skip
 
 
 def _quoted_over_lines(draw: st.DrawFn, pad: str) -> list[str]:
@@ -492,7 +497,8 @@ def _quoted_over_lines(draw: st.DrawFn, pad: str) -> list[str]:
 # Lines after a plain scalar's first: text, indicators first (all continue it but ": "), comments.
 PLAIN_CONTINUATIONS = [
     "cont", "more text", "", "# c", "x: y", "- d", '"quoted", "list"], which', "'q' x", "[a, b]", "{x}", "`code`",
-    "*", "&a", "!t", "|", ">", "%", "@", "?x", "? x", ":x", "-", "- ", ": y", "x:", "x #c", "a#b",
+    "*", "&a", "!t", "|", ">", "%", "@", "?x", "? x", ":x", "-", "- ", ": y", "x:", "x #c", "a#b", "tab\tin", "last\t",
+    "\tlead",
 ]  # fmt: skip
 
 
@@ -617,7 +623,7 @@ def test_generated_quoted_scalars_over_lines(data: bytes) -> None:
 # Lines of a long literal block scalar (a dashboard, a script): at its indentation or deeper,
 # empty, spaces of any width, a comment-like or key-like text (content inside a literal).
 LITERAL_LINES = st.sampled_from(
-    ["{", '  "a": 1,', "x", "# not a comment", "a: b", "- item", "", "", "  ", "    more", "}", "ok #c", "  ]"]
+    ["{", '  "a": 1,', "x", "# not a comment", "a: b", "- item", "", "", "  ", "    more", "}", "ok #c", "  ]", "\tk\tv", "\t"]
 )
 
 
@@ -700,6 +706,132 @@ def marked_streams(draw: st.DrawFn) -> bytes:
 @given(marked_streams())
 def test_generated_streams_with_end_markers(data: bytes) -> None:
     assert_same(data)
+
+
+@st.composite
+def line_ending_variants(draw: st.DrawFn) -> bytes:
+    """Generated streams with CRLF line breaks (files written on Windows): everywhere, on some
+    lines (a template of its own among LF ones), or a CR alone (a line break too, to libyaml)."""
+    text = draw(st.one_of(styled(), workloads(), quoted_over_lines_documents(), long_literals(), mutated().map(str.encode)))
+    lines = text.split(b"\n")
+    how = draw(st.sampled_from(["all", "all", "some", "lone"]))
+    if how == "all":
+        return b"\r\n".join(lines)
+    if how == "some":
+        ends = draw(st.lists(st.booleans(), min_size=len(lines) - 1, max_size=len(lines) - 1))
+        return b"".join(line + (b"\r\n" if crlf else b"\n") for line, crlf in zip(lines, ends, strict=False)) + lines[-1]
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + b"\r" + text[at:]
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(line_ending_variants())
+def test_generated_crlf_streams(data: bytes) -> None:
+    assert_same(data)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(line_ending_variants())
+def test_the_pass_through_check_accepts_only_what_libyaml_accepts_with_crs(data: bytes) -> None:
+    cache: fastparse.CheckCache = {}
+    for text in _pieces(data):
+        if fastparse.check_passed_through(text, cache):
+            assert _libyaml_takes(text), text
+
+
+@st.composite
+def tabbed(draw: st.DrawFn) -> bytes:
+    """Generated documents the reader reads, with tabs put in as editors and templates put them:
+    anywhere on a line, after a key's colon, last on a line, before a comment."""
+    text = draw(st.one_of(styled(), workloads(), quoted_over_lines_documents(), long_literals(), nested())).decode()
+    for _ in range(draw(st.integers(1, 3))):
+        how = draw(st.integers(0, 3))
+        if how == 0:
+            at = draw(st.integers(0, len(text)))
+        else:
+            marks = [m.end() for m in re.finditer({1: ": ", 2: "\n", 3: " #"}[how], text)]
+            if not marks:
+                continue
+            at = draw(st.sampled_from(marks)) - (1 if how == 2 else 0)
+        text = text[:at] + draw(st.sampled_from(["\t", "\t", " \t", "\t\t"])) + text[at:]
+    return text.encode()
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(tabbed())
+def test_generated_documents_with_tabs(data: bytes) -> None:
+    assert_same(data)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "  k: a\n    b\n    last\t\n",  # libyaml strips a tab last on a plain scalar's line
+        "  k: a\n    b\n    \tlead\n",  # and one that leads a continuation
+        "  k: a\n    b\n    c\td\n",
+        '  k: "a\n    b\n    \tc"\n',  # a quoted scalar's folding strips it too
+        '  k: "a\n    b\t\n    c"\n',
+    ],
+)
+def test_tabs_in_later_lines_of_multi_line_scalars(body: str) -> None:
+    text = f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n{body}"
+    assert fastparse.parse(text.removeprefix("---\n")) is None
+    assert_same(text.encode())
+
+
+NGINX = "server {\n\tlisten 80;\n\tlocation / {\n\t\troot /usr/share/nginx;\n\t}\n}\n"
+
+
+def _nginx_bundle(eol: str = "\n") -> str:
+    conf = "".join(f"    {line}\n" for line in NGINX.splitlines())
+    text = (
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\ndata:\n  nginx.conf: |\n{conf}"
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n"
+        "      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx\n"
+        "      volumes:\n        - name: conf\n          configMap:\n            name: conf\n"
+    )
+    return text.replace("\n", eol)
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_tabs_in_literals_and_crlf_breaks_are_read_without_libyaml(eol: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons above: a config file with tabs in a literal block scalar, and CRLF
+    line breaks, are read by the subset reader (no document composed), with libyaml's values."""
+    text = _nginx_bundle(eol)
+    pieces = [piece.text for piece in split_stream(text)]
+    configmap = fastparse.parse(pieces[0])
+    assert configmap is not None
+    assert configmap[0]["data"] == {"nginx.conf": NGINX}
+    assert configmap[0] == yaml.load(pieces[0], Loader=yaml.CSafeLoader)
+    assert fastparse.parse(pieces[1]) is not None
+    assert_same(text.encode())
+
+    def no_libyaml(text: str) -> None:
+        raise AssertionError(f"libyaml asked: {text[:60]!r}")
+
+    monkeypatch.setattr(nodes_module, "compose", no_libyaml)
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", no_libyaml)
+    result = run([InputDocument("bundle.yaml", text.encode())], Options(missing="ignore"))
+    output = result.outputs[0].decode()
+    added = [line for line in output.split(eol) if line not in text.split(eol)]
+    assert len(added) == 2 and added[0] == "      annotations:" and "config-hash" in added[1]
+    assert output.count("\n") == output.count(eol)  # the lines added end as the file's do
+
+
+@pytest.mark.parametrize(
+    ("literal", "why"),
+    [
+        ("    \tx\n", "a tab where libyaml looks for the indentation"),
+        ("    y\n   \tx\n", "a tab left of the indentation"),
+        (None, "a tab in a folded scalar"),
+    ],
+)
+def test_tabs_libyaml_refuses_or_folds_are_left_to_it(literal: str | None, why: str) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n"
+    text += f"  k: |\n{literal}" if literal is not None else "  k: >\n    y\n    \tx\n    z\n"
+    assert fastparse.parse(text) is None, why
+    assert fastparse.check_passed_through(text.replace("ConfigMap", "Service")) is (literal is None), why
+    assert_same(("---\n" + text).encode())
 
 
 def test_documents_ending_with_an_end_marker_are_read_and_checked_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -961,7 +1093,7 @@ def _mutate(draw: st.DrawFn, lines: list[str]) -> None:
     line = lines[index]
     content = line.lstrip(" ")
     pad = line[: len(line) - len(content)]
-    how = draw(st.integers(0, 7))
+    how = draw(st.integers(0, 8))
     if how == 0:
         lines[index] = " " * draw(st.integers(1, 3)) + line  # further right
     elif how == 1:
@@ -976,8 +1108,11 @@ def _mutate(draw: st.DrawFn, lines: list[str]) -> None:
         lines.insert(index, pad + "  " + draw(st.sampled_from(["x", "k: v", "- x", "# c", "'q'", "x #c"])))
     elif how == 6:
         lines.insert(index, draw(st.sampled_from(["", "  ", "#c", "x", "k: v", "- x"])))
-    else:
+    elif how == 7:
         lines[index] = line + draw(st.sampled_from([":", " x", ": y", " #c", " '", ' "', " [", " |", "  "]))
+    else:  # a tab: indentation, separation or text, as editors put them
+        at = draw(st.integers(0, len(line)))
+        lines[index] = line[:at] + "\t" + line[at:]
 
 
 @st.composite

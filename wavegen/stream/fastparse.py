@@ -5,7 +5,8 @@ takes block mappings and sequences; plain and quoted scalars (also over several 
 double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators, one-line
 flow collections and comments; it checks indentation as it goes, and returns None for
 anything else (tabs, anchors, tags, multi-line flow collections, directives, unprintable
-characters...), which then goes through libyaml.
+characters...), which then goes through libyaml. Tabs are read inside literal block scalars only,
+past their indentation; CRLF line breaks are read as LF (libyaml's values have LF only).
 Plain scalars resolve through resolver.py's table, held to PyYAML's by its tests; the
 differential tests hold both paths to identical results.
 """
@@ -48,9 +49,12 @@ _BLOCK_HEADER = re.compile(r"([|>])(?:([1-9])([-+]?)|([-+])([1-9]?))?(?: *| +#.*
 _FLOW_DEPTH = 16
 # Characters that may begin something other than a plain scalar (or a plain scalar we do not read).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
-# Anything that could make the text mean more than this reader understands: tabs, other
-# line breaks, a BOM, directives and markers past the first line (tested with `in`: C speed).
-_UNREAD = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
+# Anything that could make the text mean more than this reader understands: line breaks but
+# LF (CRLF ones are made LF first, see _readable_lines), a BOM, directives and markers past the
+# first line (tested with `in`: C speed). Tabs are not here: a line that holds one is refused
+# by the row splitters (_row, _check_row) and the multi-line scalars, so only a literal block
+# scalar's content takes them (libyaml keeps them there as they are).
+_UNREAD = ("\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
 
 
 # Characters libyaml's reader refuses: controls other than TAB, LF, CR and NEL, surrogates,
@@ -58,8 +62,8 @@ _UNREAD = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n
 # ~10 ms to compile, a cost every run would pay.)
 _NOT_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 # The ASCII characters the reader takes: those libyaml's reader accepts (_NOT_PRINTABLE
-# matches none of them) but tab and CR, which _UNREAD turns away.
-_READ_ASCII = bytes((10, *range(32, 127)))
+# matches none of them) but CR, which _UNREAD turns away.
+_READ_ASCII = bytes((9, 10, *range(32, 127)))
 # The parts of _UNREAD longer than a character (the others are not in _READ_ASCII), found in
 # one pass: a search for each of them ("\n" first) took three times as long.
 _UNREAD_LINES = re.compile("|".join(re.escape(part) for part in _UNREAD if len(part) > 1))
@@ -76,9 +80,10 @@ def _unreadable(text: str) -> bool:
 
 def accepts_without_content(text: str) -> bool:
     """Whether libyaml accepts a piece of markers, comments and blank lines only (see split.Piece):
-    when nothing in it is unreadable (a "..." end marker last in it aside, see document_text)."""
+    when nothing in it is unreadable (a "..." end marker last in it aside, see document_text), and
+    no tab (one that starts a line is an error to libyaml)."""
     document = document_text(text)
-    return document is not None and not _unreadable(document)
+    return document is not None and "\t" not in document and not _unreadable(document)
 
 
 # The "..." end marker line split_stream leaves last in a piece: "..." alone or with a comment.
@@ -95,7 +100,7 @@ def document_text(text: str) -> str | None:
     if not last or not text.startswith("...", last):
         return text
     marker = text[last:]
-    if re.fullmatch(_END_MARKER_LINE, marker) is None or _unreadable(marker):
+    if re.fullmatch(_END_MARKER_LINE, marker) is None or "\t" in marker or _unreadable(marker):
         return None
     return text[:last]
 
@@ -256,8 +261,8 @@ def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
         # A continuation may start with any character (libyaml only looks at its indentation),
         # "- " and quotes included; only ": " or a ":" last would end the scalar (an error here).
         more = content.rstrip(" ")
-        if commented or " #" in content or ": " in more or more[-1] == ":":
-            raise _Bail  # text after a comment, a comment inside, or a mapping value: left to libyaml
+        if commented or " #" in content or ": " in more or more[-1] == ":" or "\t" in more:
+            raise _Bail  # text after a comment, a comment inside, a mapping value or a tab: left to libyaml
         parts.append("\n" * breaks if breaks else " ")
         parts.append(more)
         breaks = 0
@@ -479,8 +484,8 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
             raise _Bail
         line = lines[j]
         content = line.lstrip(" ")
-        if not content:
-            raise _Bail  # spaces alone
+        if not content or "\t" in content:
+            raise _Bail  # spaces alone, or a tab (libyaml's folding strips those too)
         if escaped_break:
             joins.append("\n" * breaks)
             escaped_break = False
@@ -543,6 +548,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         block = indent + int(explicit)
     elif j < count and lines[j][:1] == " " and lines[j].strip(" "):
         block = len(lines[j]) - len(lines[j].lstrip(" "))  # the usual case: content right away
+        if lines[j][block] == "\t":
+            raise _Bail  # libyaml refuses a tab where it looks for the indentation
     else:
         # libyaml takes the first content line's indentation, or more when a leading blank line is wider
         k, widest = j, 0
@@ -552,7 +559,7 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         if k >= count:
             raise _Bail  # no content at all
         block = len(lines[k]) - len(lines[k].lstrip(" "))
-        if widest > block:
+        if widest > block or lines[k][block] == "\t":
             raise _Bail
     if block <= indent:
         raise _Bail
@@ -602,6 +609,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         raise _Bail  # an empty scalar: left to libyaml
     trailing = len(body) - (end - (i + 1))  # empty lines after the last content line
     del body[end - (i + 1) :]
+    if style == ">" and any("\t" in line for line in body):
+        raise _Bail  # a tab may make a line more indented, which changes the folding: left to libyaml
     text = "\n".join(body) if style == "|" else _fold(body)
     if chomping == "+":
         return text + "\n" * (1 + trailing), end  # keep: those empty lines are the scalar's too
@@ -725,6 +734,10 @@ def _plain_value(text: str, plains: dict[str, Any]) -> Any:
 
 def _row(line: str, plains: dict[str, Any]) -> _Row:
     # One function, not several: it runs once for every distinct line of a bundle.
+    if "\t" in line:
+        # Outside a literal block scalar's content (never split into rows) a tab may be
+        # separation, indentation libyaml refuses or text: the reader refuses the line.
+        return len(line) - len(line.lstrip(" ")), "", "", line, _BAD_KEY, None
     cut = line.find(": ")
     head = _HEADS.get(line[:cut]) if cut > 0 else None
     if head is not None:
@@ -1013,15 +1026,26 @@ def _read(
 def _readable_lines(text: str) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: no final
-    line break, a directive, anything _unreadable finds."""
+    line break, a directive, anything _unreadable finds. CRLF line breaks are read as LF: libyaml
+    gives the same values and marks (a CR last on a line moves no column the splicer uses)."""
     if not text.endswith("\n") or text.startswith("%"):
         return None
     document = document_text(text)
     if document is None or _unreadable(document):
-        return None
+        if "\r\n" not in text:
+            return None
+        # Looked for only now: the usual document has no CR, and _unreadable found none.
+        document = document_text(_lf_only(text))
+        if document is None or _unreadable(document):
+            return None  # a CR alone, say (a line break too, to libyaml)
     lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
     return lines
+
+
+def _lf_only(text: str) -> str:
+    """Text with its CRLF line breaks made LF (see _readable_lines)."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _body_start(lines: list[str]) -> int:
@@ -1115,6 +1139,8 @@ def _check_value(rest: str) -> int:
 
 
 def _check_row(line: str) -> CheckRow:
+    if "\t" in line:  # as in _row: refused outside a block scalar's content
+        return (len(line) - len(line.lstrip(" ")), _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
     match = _KEY_LINE.match(line)
     if match is not None:  # the usual line: a plain key at its indentation, then its value
         indent = match.end(1)
@@ -1171,8 +1197,8 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
         # an indentation indicator, or no content right away: read as the reader reads it
         return _block_scalar(lines, rest, i, parent)[1]
     block = len(first) - len(content)
-    if block <= parent:
-        raise _Bail
+    if block <= parent or content[0] == "\t":
+        raise _Bail  # (libyaml refuses a tab where it looks for the indentation)
     # Its lines: those at its column or right of it, and those of spaces alone (libyaml takes
     # any of them, but for a value the reader would have to fold); a line short of its
     # column ends it, and the caller's rules then take or refuse that line.
@@ -1363,6 +1389,7 @@ class _NodeBuilder:
     @classmethod
     def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
         """A builder over the lines of a document :func:`parse` accepted (it ends with a line break)."""
+        text = _lf_only(text)
         lines = (document_text(text) or text).split("\n")
         lines.pop()
         return cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
@@ -1633,6 +1660,7 @@ _ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (re caches it): List
 def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
     start (where libyaml's node for each item starts), or None when there is no such sequence."""
+    text = _lf_only(text)
     lines = (document_text(text) or text).split("\n")
     items_key = re.compile(_ITEMS_KEY)
     start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
