@@ -740,6 +740,43 @@ def test_the_pass_through_check_accepts_only_what_libyaml_accepts_with_crs(data:
 
 
 @st.composite
+def open_ended(draw: st.DrawFn) -> bytes:
+    """Generated streams whose last line has no line break (a file's last document as some
+    editors save it), sometimes spaces or a marker last instead, or CRLF line breaks."""
+    sources = st.one_of(styled(), workloads(), quoted_over_lines_documents(), long_literals(), nested(), line_ending_variants())
+    text = draw(sources).rstrip(b"\r\n")
+    return text + draw(st.sampled_from([b"", b"", b"", b"  ", b"\n  ", b"\n...", b"\n# c", b" # c", b"\n\n  x"]))
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(open_ended())
+def test_generated_streams_without_a_final_line_break(data: bytes) -> None:
+    assert_same(data)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(open_ended())
+def test_the_pass_through_check_accepts_only_what_libyaml_accepts_without_a_final_line_break(data: bytes) -> None:
+    cache: fastparse.CheckCache = {}
+    for text in _pieces(data):
+        if fastparse.check_passed_through(text, cache):
+            assert _libyaml_takes(text), text
+
+
+@pytest.mark.parametrize("header", ["|", "|+", "|-", ">", "|2"])
+@pytest.mark.parametrize("lines", [1, 100])
+def test_a_block_scalar_last_in_a_file_without_a_line_break_ends_without_one(header: str, lines: int) -> None:
+    """libyaml ends it without a line break whatever its chomping; short and long literals alike."""
+    body = "".join(f"    line {n}\n" for n in range(lines)).rstrip("\n")
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {header}\n{body}"
+    read = fastparse.parse(text)
+    assert read is not None
+    assert read[0] == yaml.load(text, Loader=yaml.CSafeLoader)
+    assert not read[0]["data"]["k"].endswith("\n")
+    assert_same(("---\n" + text).encode())
+
+
+@st.composite
 def tabbed(draw: st.DrawFn) -> bytes:
     """Generated documents the reader reads, with tabs put in as editors and templates put them:
     anywhere on a line, after a key's colon, last on a line, before a comment."""

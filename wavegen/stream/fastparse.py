@@ -579,6 +579,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
                 trailing += len(last)
             if not pieces:
                 raise _Bail  # an empty scalar: left to libyaml
+            if after == count and lines.__class__ is _OpenEnd:
+                chomping = "-"  # its last line has no line break to keep
             pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
             return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
     body: list[str] = []
@@ -611,6 +613,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     del body[end - (i + 1) :]
     if style == ">" and any("\t" in line for line in body):
         raise _Bail  # a tab may make a line more indented, which changes the folding: left to libyaml
+    if end == count and lines.__class__ is _OpenEnd:
+        chomping = "-"  # its last line has no line break to keep
     text = "\n".join(body) if style == "|" else _fold(body)
     if chomping == "+":
         return text + "\n" * (1 + trailing), end  # keep: those empty lines are the scalar's too
@@ -1023,13 +1027,28 @@ def _read(
     return root, root_line, template, shaped, walkable
 
 
+class _OpenEnd(list[str]):
+    """The lines of a document whose last line has no line break (a file's last document, as
+    editors may save it): a block scalar that runs to that line ends without one whatever its
+    chomping (see _block_scalar); nothing else read changes."""
+
+    __slots__ = ()
+
+
 def _readable_lines(text: str) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
-    for parse and check_passed_through; None when the piece holds what neither takes: no final
-    line break, a directive, anything _unreadable finds. CRLF line breaks are read as LF: libyaml
-    gives the same values and marks (a CR last on a line moves no column the splicer uses)."""
-    if not text.endswith("\n") or text.startswith("%"):
+    for parse and check_passed_through; None when the piece holds what neither takes: a
+    directive, anything _unreadable finds, a last line without a line break that is spaces or
+    a marker. CRLF line breaks are read as LF: libyaml gives the same values and marks (a CR
+    last on a line moves no column the splicer uses)."""
+    if text.startswith("%"):
         return None
+    open_end = not text.endswith("\n")
+    if open_end:
+        last = text[text.rfind("\n") + 1 :]
+        if not last.strip(" ") or last.startswith("..."):
+            return None  # left to libyaml: rules of their own at the end of a stream
+        text += "\n"
     document = document_text(text)
     if document is None or _unreadable(document):
         if "\r\n" not in text:
@@ -1040,7 +1059,7 @@ def _readable_lines(text: str) -> list[str] | None:
             return None  # a CR alone, say (a line break too, to libyaml)
     lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
-    return lines
+    return _OpenEnd(lines) if open_end else lines
 
 
 def _lf_only(text: str) -> str:
@@ -1388,10 +1407,11 @@ class _NodeBuilder:
 
     @classmethod
     def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
-        """A builder over the lines of a document :func:`parse` accepted (it ends with a line break)."""
+        """A builder over the lines of a document :func:`parse` accepted."""
         text = _lf_only(text)
         lines = (document_text(text) or text).split("\n")
-        lines.pop()
+        if not lines[-1]:
+            lines.pop()  # the empty string after the final line break
         return cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
 
     def row(self, i: int) -> _Row:
