@@ -568,7 +568,8 @@ def styled(draw: st.DrawFn) -> bytes:
     )
     # helm's comment for a template that rendered nothing, as a piece of its own
     empty = draw(st.sampled_from(["", "---\n# Source: chart/templates/off.yaml\n", "---\n# Source: x\x07.yaml\n"]))
-    return f"---\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}{empty}".encode()
+    start = draw(st.sampled_from(["---", "---", "--- ", "---   ", "--- # c", "---  #c", "---#c", "--- x"]))
+    return f"{start}\n{header}apiVersion: v1\nkind: {kind}\n{metadata}data:\n{body}{empty}".encode()
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -1068,8 +1068,12 @@ def _lf_only(text: str) -> str:
 
 
 def _body_start(lines: list[str]) -> int:
-    """The document's first line after its own "---" marker line, if it starts with one."""
-    return 1 if lines and (lines[0] == "---" or lines[0].startswith("--- #")) else 0
+    """The document's first line after its own "---" marker line, if it starts with one (spaces
+    and a comment may follow the marker: hand-written files have "--- " and "---  # x")."""
+    if not lines or not lines[0].startswith("---"):
+        return 0
+    tail = lines[0][3:]
+    return 1 if not tail or (tail[0] == " " and tail.lstrip(" ")[:1] in ("", "#")) else 0
 
 
 def parse(
