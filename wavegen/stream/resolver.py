@@ -95,6 +95,21 @@ def _language(tag: str) -> re.Pattern[str]:
     return re.compile(f"(?:{_LANGUAGES[tag]})$")
 
 
+_INT_BODY_CHARS = frozenset("0123456789_:\n")
+
+
+def _may_be(tag: str, value: str) -> bool:
+    """What every scalar of a numeric type has (a cheap test, so that "-c", "0.39.1" or a hex
+    digest compile none of the patterns): a float one ".", an int a digit after its sign and
+    only digits, "_" and ":" unless it is "0b" or "0x", a timestamp "-" after four digits."""
+    if tag == FLOAT_TAG:
+        return value.count(".") == 1
+    if tag == INT_TAG:
+        unsigned = value[1:] if value[0] in "+-" else value
+        return unsigned[:1].isdigit() and (unsigned[:2] in ("0b", "0x") or _INT_BODY_CHARS.issuperset(unsigned))
+    return value[4:5] == "-"
+
+
 def implicit_tag(value: str) -> str:
     """The tag of a plain scalar: the first type whose language holds it, else str."""
     tags = TAGS_BY_FIRST_CHAR.get(value[:1])
@@ -107,6 +122,6 @@ def implicit_tag(value: str) -> str:
         if words is not None:
             if value in words or (value[-1:] == "\n" and value[:-1] in words):
                 return tag
-        elif _NUMERIC_CHARS.issuperset(value) and _language(tag).match(value):
+        elif _NUMERIC_CHARS.issuperset(value) and _may_be(tag, value) and _language(tag).match(value):
             return tag
     return STR_TAG
