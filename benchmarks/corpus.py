@@ -97,6 +97,15 @@ OTHER_CHARTS = (
     Chart(
         "local-path-provisioner", "github.com/rancher/local-path-provisioner", "v0.0.30", "deploy/chart/local-path-provisioner"
     ),
+    # Added with issue 22's last round, as a stand-in for charts nobody tuned for: the other
+    # charts the modules above ship (policies only; istio's CNI, gateway and ztunnel; a load
+    # tester; cilium's monitoring example, Grafana dashboards in ConfigMaps).
+    Chart("kyverno-policies", "github.com/kyverno/kyverno", "v1.19.1", "charts/kyverno-policies"),
+    Chart("istio-cni", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/istio-cni"),
+    Chart("istio-gateway", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/gateway"),
+    Chart("ztunnel", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "manifests/charts/ztunnel"),
+    Chart("flagger-loadtester", "github.com/fluxcd/flagger", "v1.36.1", "charts/loadtester"),
+    Chart("cilium-monitoring", "github.com/cilium/cilium", "v1.20.2", "examples/kubernetes/addons/prometheus"),
 )
 MANIFESTS = (
     Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),
@@ -106,6 +115,12 @@ MANIFESTS = (
     # istio's Kiali add-on: a render of kiali's chart, whose templates end every document with
     # a "..." end marker.
     Manifest("istio-kiali", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "samples/addons/kiali.yaml"),
+    # Argo CD's HA install for one namespace: 150 KB of workloads and config, no CRDs.
+    Manifest("argocd-ha-namespace-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/ha/namespace-install.yaml"),
+    # Argo Rollouts' install (CRD-heavy) and Calico's (as istio's CI installs it: CRDs, a
+    # DaemonSet, a ConfigMap of CNI configuration).
+    Manifest("argo-rollouts-install", "github.com/argoproj/argo-rollouts", "v1.8.3", "manifests/install.yaml"),
+    Manifest("calico", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "prow/config/calico.yaml"),
 )
 MIX_COPIES = 20
 
