@@ -58,14 +58,54 @@ def _plain_file(raw: str) -> bool:
         return False
 
 
+def _suffix(name: str) -> str:
+    """A file name's suffix as pathlib gives it ("" for ".yaml" or "x.")."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def _plain_directory(raw: str) -> bool:
+    """True if ``raw`` names a directory and is spelt as ``str(Path(raw))`` would spell it (POSIX only)."""
+    return os.name == "posix" and os.path.normpath(raw) == raw and os.path.isdir(raw)
+
+
+def _manifest_files(directory: str) -> list[str]:
+    """What ``expand_paths`` finds under a plainly spelt directory, found with os.scandir (pathlib
+    costs a directory's run ~3.7 ms and 0.7 MB to import): manifest files at any depth, hidden
+    ones too, sorted by their paths' parts as pathlib sorts them; directories that are symlinks
+    are not entered, nor those that may not be listed, as Path.rglob does on Python 3.11."""
+    found: list[tuple[str, ...]] = []
+    pending: list[tuple[str, tuple[str, ...]]] = [(directory, ())]
+    while pending:
+        path, parts = pending.pop()
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except PermissionError:
+            continue
+        for entry in entries:
+            if _suffix(entry.name) in MANIFEST_SUFFIXES and entry.is_file():
+                found.append((*parts, entry.name))
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir and not entry.is_symlink():
+                pending.append((entry.path, (*parts, entry.name)))
+    prefix = "" if directory == "." else directory if directory.endswith("/") else directory + "/"
+    return [prefix + "/".join(parts) for parts in sorted(found)]
+
+
 def expand_names(paths: Sequence[str]) -> list[str | None]:
-    """``expand_paths`` as strings; a plainly spelt file name is taken as it is, without importing pathlib."""
+    """``expand_paths`` as strings; a plainly spelt file or directory name is expanded without importing pathlib."""
     names: list[str | None] = []
     for raw in paths:
         if raw == "-":
             names.append(None)
         elif _plain_file(raw):
             names.append(raw)
+        elif _plain_directory(raw):
+            names.extend(_manifest_files(raw))
         else:
             names.extend(None if path is None else str(path) for path in expand_paths([raw]))
     return names
