@@ -59,6 +59,17 @@ class Manifest:
     path: str  # a YAML file inside the module
 
 
+@dataclass(frozen=True)
+class Tree:
+    """A directory of hand-written manifests, read as the pre-commit hook and the Action read a
+    repository's files: each file its own stream, some without a final line break."""
+
+    name: str
+    module: str
+    version: str
+    path: str  # a directory inside the module
+
+
 CHARTS = (
     Chart("cert-manager", "github.com/cert-manager/cert-manager", "v1.21.2", "deploy/charts/cert-manager"),
     Chart("external-secrets", "github.com/external-secrets/external-secrets", "v1.3.2", "deploy/charts/external-secrets"),
@@ -122,7 +133,12 @@ MANIFESTS = (
     Manifest("argo-rollouts-install", "github.com/argoproj/argo-rollouts", "v1.8.3", "manifests/install.yaml"),
     Manifest("calico", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "prow/config/calico.yaml"),
 )
+# Argo CD's kustomize base: 70 hand-written files (14 of them without a final line break),
+# the sources `kustomize build` renders install.yaml from.
+TREES = (Tree("argocd-kustomize-base", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/base"),)
 MIX_COPIES = 20
+# What wavegen reads under a directory (wavegen.inputs.files.MANIFEST_SUFFIXES).
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def module_dir(module: str, version: str) -> Path:
@@ -187,6 +203,28 @@ def copy_manifest(manifest: Manifest) -> Path:
     return target
 
 
+def copy_tree(tree: Tree) -> Path:
+    """The tree's manifest files, copied with their paths (and bytes) as they are."""
+    target = CORPUS / tree.name
+    if not target.exists():
+        source = module_dir(tree.module, tree.version) / tree.path
+        with tempfile.TemporaryDirectory(dir=CORPUS.parent) as work:
+            staging = Path(work) / tree.name
+            for path in input_files(source):
+                copy = staging / path.relative_to(source)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, copy)
+            staging.rename(target)
+    return target
+
+
+def input_files(path: Path) -> list[Path]:
+    """An input's files: the file itself, or the manifest files under a directory as wavegen finds them (sorted)."""
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.suffix in MANIFEST_SUFFIXES and p.is_file())
+
+
 def _without_crds(text: str) -> str:
     documents = re.split(r"(?m)^(?=---$)", text)
     return "".join(doc for doc in documents if "\nkind: CustomResourceDefinition\n" not in doc)
@@ -220,6 +258,7 @@ def corpus() -> dict[str, Path]:
     inputs = {chart.name: path for chart, path in zip(CHARTS, renders, strict=True)}
     inputs.update({chart.name: render_chart(chart) for chart in OTHER_CHARTS})
     inputs.update({m.name: copy_manifest(m) for m in MANIFESTS})
+    inputs.update({tree.name: copy_tree(tree) for tree in TREES})
     inputs["mix"] = mix(renders)
     inputs["styles"] = styles()
     return inputs
@@ -227,5 +266,7 @@ def corpus() -> dict[str, Path]:
 
 if __name__ == "__main__":
     for name, path in corpus().items():
-        text = path.read_text()
-        print(f"{name:28} {len(text.encode()):>11,} bytes {text.count(chr(10) + '---'):>6} documents  {path}")
+        texts = [file.read_text() for file in input_files(path)]
+        size = sum(len(text.encode()) for text in texts)
+        documents = sum(text.count(chr(10) + "---") + 1 for text in texts)
+        print(f"{name:28} {size:>11,} bytes {documents:>6} documents  {path}")

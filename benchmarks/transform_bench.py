@@ -20,10 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import input_files
 from gen_bundle import crd_bundle, workload_bundle
 from startup_bench import LAUNCHER, clean_site_python, console_script, load_average
 
 BASELINE = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader))"
+# For a directory: the files wavegen reads under it (sorted), each loaded as above; os only (which
+# Python imports at start-up anyway), so the baseline pays no import wavegen does not.
+BASELINE_TREE = (
+    "import os, sys, yaml\n"
+    "files = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs"
+    " if f.endswith(('.yaml', '.yml', '.json')))\n"
+    "for f in files: list(yaml.load_all(open(f, 'rb'), Loader=yaml.CSafeLoader))"
+)
 RUAMEL = (
     "import sys; from ruamel.yaml import YAML; y = YAML(); "
     "docs = list(y.load_all(open(sys.argv[1]))); y.dump_all(docs, open('/dev/null', 'w'))"
@@ -135,7 +144,10 @@ def counting(name):
     setattr(fastparse, name, counted)
 counting("parse")
 counting("check_passed_through")
-run([InputDocument(sys.argv[2], open(sys.argv[2], "rb").read())], Options(missing="ignore"))
+sys.path.insert(0, sys.argv[3])
+from corpus import input_files
+from pathlib import Path
+run([InputDocument(str(f), f.read_bytes()) for f in input_files(Path(sys.argv[2]))], Options(missing="ignore"))
 print(json.dumps([[counts[name, True], counts[name, True] + counts[name, False]] for name in ("parse", "check_passed_through")]))
 """
 
@@ -143,14 +155,15 @@ print(json.dumps([[counts[name, True], counts[name, True] + counts[name, False]]
 def acceptance(python: str, tree: Path, path: Path) -> tuple[tuple[int, int], tuple[int, int]]:
     """Documents the subset reader accepted, of those offered to it, and documents passed through
     that fastparse.check_passed_through vouched for, of those asked about, in one run of this tree."""
-    done = subprocess.run([python, "-c", ACCEPTANCE, str(tree), str(path)], capture_output=True, text=True, check=True)
+    here = str(Path(__file__).resolve().parent)
+    done = subprocess.run([python, "-c", ACCEPTANCE, str(tree), str(path), here], capture_output=True, text=True, check=True)
     (read, offered), (checked, asked) = json.loads(done.stdout)
     return (int(read), int(offered)), (int(checked), int(asked))
 
 
 def crd_share(path: Path) -> float:
-    """The share of a stream's bytes in CustomResourceDefinition documents."""
-    text = path.read_text()
+    """The share of an input's bytes in CustomResourceDefinition documents."""
+    text = "\n".join(file.read_text() for file in input_files(path))
     documents = text.split("\n---")
     return sum(len(d) for d in documents if "\nkind: CustomResourceDefinition" in d) / max(len(text), 1)
 
@@ -180,13 +193,15 @@ def corpus_main(args: argparse.Namespace) -> None:
         compile_bytecode(python, root / "wavegen")
         commands: dict[str, list[str]] = {"launcher": [python, "-c", LAUNCHER]}
         for name, path in inputs.items():
-            commands[f"baseline/{name}"] = [python, "-c", BASELINE, str(path)]
+            commands[f"baseline/{name}"] = [python, "-c", BASELINE_TREE if path.is_dir() else BASELINE, str(path)]
             commands[f"before/{name}"] = [*wavegen_command(python, before_dir), str(path)]
             commands[f"after/{name}"] = [*wavegen_command(python, root), str(path)]
         shares = {name: acceptance(python, root, path) for name, path in inputs.items()}
         shares_before = {name: acceptance(python, before_dir, path) for name, path in inputs.items()}
-        sizes = {name: path.stat().st_size for name, path in inputs.items()}
-        documents = {name: path.read_text().count("\n---") + 1 for name, path in inputs.items()}
+        sizes = {name: sum(file.stat().st_size for file in input_files(path)) for name, path in inputs.items()}
+        documents = {
+            name: sum(file.read_text().count("\n---") + 1 for file in input_files(path)) for name, path in inputs.items()
+        }
         heavy = {name: crd_share(path) >= 0.5 for name, path in inputs.items()}
         load_before = load_average()
         results = measure(commands, args.runs)
