@@ -290,6 +290,25 @@ def crd_bundle(count: int) -> str:
     return "---\n" + "---\n".join(docs)
 
 
+_NGINX_CONF = "server {\n\tlisten 8080;\n\tlocation / {\n\t\troot /usr/share/nginx/html;\n\t}\n}\n"
+
+
+def hand_edited_bundle() -> str:
+    """A small hand-written file as editors on Windows save it: CRLF line breaks, an nginx
+    configuration indented with tabs in a ConfigMap, and no line break after the last line."""
+    conf = "".join(f"    {line}\n" for line in _NGINX_CONF.splitlines())
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-conf\ndata:\n  nginx.conf: |\n"
+        f"{conf}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n"
+        "  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n"
+        "    spec:\n      containers:\n        - name: nginx\n          image: nginx:1.27\n          ports:\n"
+        "            - containerPort: 8080\n          volumeMounts:\n            - name: conf\n"
+        "              mountPath: /etc/nginx/conf.d\n      volumes:\n        - name: conf\n          configMap:\n"
+        "            name: web-conf\n"
+    )
+    return text.rstrip("\n").replace("\n", "\r\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("shape", choices=["workloads", "crds", "styles"])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import input_files
-from gen_bundle import crd_bundle, workload_bundle
+from gen_bundle import crd_bundle, hand_edited_bundle, workload_bundle
 from startup_bench import LAUNCHER, clean_site_python, console_script, load_average
 
 BASELINE = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader))"
@@ -181,12 +181,13 @@ def corpus_main(args: argparse.Namespace) -> None:
             "generated-workloads": workload_bundle(args.count),
             "generated-crds": crd_bundle(300),
             "one-document": workload_bundle(1).split("---\n")[-1],
+            "hand-edited": hand_edited_bundle(),
         }
         for name, text in generated.items():
             if args.only and name not in args.only.split(","):
                 continue
             inputs[name] = Path(tmp, f"{name}.yaml")
-            inputs[name].write_text(text)
+            inputs[name].write_bytes(text.encode())  # as it is: CRLF line breaks stay
         python = clean_site_python(Path(tmp, "venv"))
         before_dir = export_revision(args.before, Path(tmp, "before"))
         compile_bytecode(python, before_dir / "wavegen")

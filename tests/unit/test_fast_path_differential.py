@@ -27,7 +27,7 @@ from wavegen.stream.tree import MAX_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from gen_bundle import crd_bundle, styled_bundle, workload_bundle  # noqa: E402
+from gen_bundle import crd_bundle, hand_edited_bundle, styled_bundle, workload_bundle  # noqa: E402
 
 FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name != "config.yaml")
 
@@ -75,6 +75,11 @@ def test_every_fixture_file() -> None:
 def test_benchmark_bundles() -> None:
     assert_same(workload_bundle(20).encode())
     assert_same(crd_bundle(12).encode())
+    hand_edited = hand_edited_bundle()
+    assert_same(hand_edited.encode())
+    # Guard: the benchmark's hand-edited file has all three shapes, and the reader takes them.
+    assert "\t" in hand_edited and hand_edited.count("\r\n") == hand_edited.count("\n") and not hand_edited.endswith("\n")
+    assert all(fastparse.parse(piece.text) is not None for piece in split_stream(hand_edited))
 
 
 def test_the_fast_path_reads_ordinary_documents() -> None:
