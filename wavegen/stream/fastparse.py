@@ -738,9 +738,9 @@ def _plain_value(text: str, plains: dict[str, Any]) -> Any:
 
 def _row(line: str, plains: dict[str, Any]) -> _Row:
     # One function, not several: it runs once for every distinct line of a bundle.
-    if "\t" in line:
-        # Outside a literal block scalar's content (never split into rows) a tab may be
-        # separation, indentation libyaml refuses or text: the reader refuses the line.
+    if "\t" in line and line.lstrip(" ")[:1] != "#":
+        # Outside a literal block scalar's content (never split into rows) and comments, a tab
+        # may be separation, indentation libyaml refuses or text: the reader refuses the line.
         return len(line) - len(line.lstrip(" ")), "", "", line, _BAD_KEY, None
     cut = line.find(": ")
     head = _HEADS.get(line[:cut]) if cut > 0 else None
@@ -1162,7 +1162,7 @@ def _check_value(rest: str) -> int:
 
 
 def _check_row(line: str) -> CheckRow:
-    if "\t" in line:  # as in _row: refused outside a block scalar's content
+    if "\t" in line and line.lstrip(" ")[:1] != "#":  # as in _row: refused outside a block scalar's content and comments
         return (len(line) - len(line.lstrip(" ")), _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
     match = _KEY_LINE.match(line)
     if match is not None:  # the usual line: a plain key at its indentation, then its value
@@ -1309,7 +1309,10 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
             if plain == i - 1 and indent > top:
                 # The plain scalar goes on (its lines belong right of ``top``): read as the reader reads it.
                 first = lines[plain]
-                i = _plain_extent(lines, first[(get(first) or _check_row(first))[5] :], plain, top)[1] + 1
+                end = _plain_extent(lines, first[(get(first) or _check_row(first))[5] :], plain, top)[1] + 1
+                if end <= i:
+                    return False  # it does not go on here after all (a line it stops at): not known here
+                i = end
                 continue
             dash = kind >= _C_DASH
             if pending >= 0:
