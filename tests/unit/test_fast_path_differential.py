@@ -251,6 +251,8 @@ TEMPLATE_METADATA = st.sampled_from(
         "{pad}metadata:\n{pad}   labels: {{}}\n{pad}   annotations:\n{pad}       z: z\n",
         "{pad}metadata:\n{pad}  annotations:\n{pad}    nested:\n{pad}      deeper: x\n",
         "{pad}metadata:\n{pad}  annotations:\n{pad}    list:\n{pad}    - x\n",
+        "{pad}metadata:\n{pad}  labels: {{app: a,\n{pad}    tier: b}}\n{pad}  annotations:\n{pad}    z: z\n",
+        "{pad}metadata:\n{pad}  annotations: {{a: b,\n{pad}  c: d\n{pad}  }}\n",
     ]
 )
 TEMPLATE_SPEC = st.sampled_from(
@@ -259,6 +261,10 @@ TEMPLATE_SPEC = st.sampled_from(
         "{pad}spec:\n{pad}    containers:\n{pad}      - name: c\n"
         "{pad}        envFrom:\n{pad}          - configMapRef: {{name: cm}}\n",
         "{pad}spec:\n{pad}  volumes:\n{pad}  - name: v\n{pad}    configMap:\n{pad}      name: cm\n",
+        '{pad}spec:\n{pad}  containers:\n{pad}  - name: c\n{pad}    command: ["/hello",\n{pad}              "--port=80"]\n'
+        "{pad}    envFrom: [{{configMapRef: {{name: cm}}}}]\n",
+        "{pad}spec:\n{pad}  containers:\n{pad}  - name: c\n{pad}    args: [\n{pad}      --a,\n{pad}      --b\n{pad}    ]\n"
+        "{pad}    envFrom:\n{pad}    - configMapRef: {{\n{pad}        name: cm\n{pad}      }}\n",
         "{pad}spec: {{}}\n",
     ]
 )
@@ -479,6 +485,24 @@ def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
     return [header, *(deep + line if line else "" for line in lines)]
 
 
+def _flow_lines_by_hand(draw: st.DrawFn, pad: str) -> list[str]:
+    """A flow collection broken over lines as people write them by hand: after commas and
+    brackets, or anywhere (inside quotes and plain scalars too); later lines at any
+    indentation, blank lines, comments and trailing spaces."""
+    text = draw(FLOWS)
+    cuts = sorted(set(draw(st.lists(st.integers(1, max(len(text) - 1, 1)), min_size=1, max_size=3))))
+    if draw(st.booleans()):
+        cuts = sorted({m.end() for m in re.finditer(r"[,\[{]", text)} | {m.start() for m in re.finditer(r"[\]}]", text)})
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True) if text[a:b]]
+    indents = st.sampled_from([pad + "    ", pad + "  ", pad + " ", pad, "", pad + "      "])
+    lines = [pieces[0] + draw(st.sampled_from(["", "", "  ", " # c"]))]
+    for piece in pieces[1:]:
+        if draw(st.integers(0, 9)) == 0:
+            lines.append("")
+        lines.append(draw(indents) + piece.lstrip(" ") + draw(st.sampled_from(["", "", "", " ", " #c"])))
+    return lines
+
+
 # Lines of a quoted scalar over several lines: folding, escapes, escaped breaks, spaces, indicators.
 QUOTED_LINES = st.sampled_from(
     ["x", "two words", "", "   ", "end\\", "tab\\t", "sp\\ ", "a: b", "# c", "- d", "it''s", '\\"q\\"', "trail  ", "x #y", "a\tb",
@@ -521,6 +545,8 @@ def styled(draw: st.DrawFn) -> bytes:
                 return _quoted_over_lines(draw, pad)
             return [draw(QUOTED) + draw(COMMENTS)]
         if choice == 2:
+            if draw(st.booleans()):
+                return _flow_lines_by_hand(draw, pad)
             return [draw(FLOWS)]
         if choice == 3:
             head, *rest = _block_scalar_lines(draw, pad)
@@ -798,6 +824,49 @@ def tabbed(draw: st.DrawFn) -> bytes:
 @given(tabbed())
 def test_generated_documents_with_tabs(data: bytes) -> None:
     assert_same(data)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '["/hello",\n      "--port=80"]',  # the kustomize examples' style
+        "[\n    --a,\n    --b\n  ]",  # JSON's style: the closing bracket at the key's column
+        "{a: b,\n    c: [x,\n     y]}",
+        "[a\n    b]",  # a plain scalar over the break: "a b"
+    ],
+)
+def test_flow_collections_over_lines_are_read(value: str) -> None:
+    """Guards the generated comparisons: hand-written flow collections over lines are read, with libyaml's values."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {value}\n  after: x\n"
+    read = fastparse.parse(text)
+    assert read is not None
+    assert read[0] == yaml.load(text, Loader=yaml.CSafeLoader)
+    assert_same(("---\n" + text).encode())
+
+
+@pytest.mark.parametrize("closing", ["        ]", "      ]", "    ]", "]"])
+def test_findings_after_a_flow_collection_over_lines_are_placed_as_libyaml_places_them(closing: str) -> None:
+    """A closing bracket at or left of its key's column: the rows no longer tell the container's
+    keys (not walkable), so the warning for envFrom below it is placed by libyaml's nodes."""
+    text = (
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+        f"      containers:\n      - name: c\n        args: [\n          --a,\n          --b\n{closing}\n"
+        "        envFrom:\n        - configMapRef:\n            name: missing\n"
+    )
+    ran, _ = _outcome(text.encode(), Options(), True)
+    assert any("line=16," in finding for finding in ran[1]), ran[1]  # the "- configMapRef" item
+    assert_same(text.encode(), Options())
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['["a\n    b"]', "[a, # c\n    b]", "[a,\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]"],
+)
+def test_flow_collections_over_lines_libyaml_reads_its_own_way_are_left_to_it(value: str) -> None:
+    """A quoted scalar over the break, a comment, a blank line, no closing bracket, text after it, a tab."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {value}\n"
+    assert fastparse.parse(text) is None
+    assert_same(("---\n" + text).encode())
 
 
 @pytest.mark.parametrize(

@@ -500,6 +500,47 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     return "".join(folded), j + 1
 
 
+# A quoted scalar on one line (its brackets are text, not structure; see _open_brackets).
+_QUOTED_ON_LINE = r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*'"""
+
+
+def _open_brackets(text: str) -> int:
+    """How many brackets a line of a flow collection opens, less those it closes; quoted scalars
+    must close on the line, and no tab or quote is left outside them (else _Bail). (A comment
+    may hold brackets too: the tokenizer refuses the joined lines for its "#".)"""
+    if '"' in text or "'" in text:
+        text = re.sub(_QUOTED_ON_LINE, "x", text)  # compiled once, when first needed (re caches it)
+        if '"' in text or "'" in text:
+            raise _Bail  # a quoted scalar over lines, or a quote inside a plain one: left to libyaml
+    if "\t" in text:
+        raise _Bail
+    return text.count("[") + text.count("{") - text.count("]") - text.count("}")
+
+
+def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[Any, int]:
+    """A flow collection that opens on line i (``rest``) and closes on a later line, as people
+    write long argument lists by hand (``command: ["/hello",`` then ``"--port=80"]``): its
+    value and the line after it. libyaml reads its later lines at any indentation (a closing
+    bracket at its key's column is usual: see _reaches_block), as one line with a space for
+    each break, when none is blank and no scalar but a plain one runs over a break."""
+    depth = _open_brackets(rest)
+    parts = [rest.rstrip(" ")]
+    count = len(lines)
+    j = i + 1
+    while depth > 0:
+        if j >= count:
+            raise _Bail
+        content = lines[j].lstrip(" ")
+        if not content:
+            raise _Bail  # an empty line: a line break of its own inside a scalar
+        depth += _open_brackets(content)
+        parts.append(content.rstrip(" "))
+        j += 1
+    if depth or j == i + 1:
+        raise _Bail
+    return _flow_line(" ".join(parts), room), j
+
+
 def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> tuple[Any, int]:
     """A value starting on line i after a key or dash; ``indent`` is the owning block's column,
     ``room`` the nesting levels a flow collection may still add."""
@@ -518,18 +559,21 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
     if first in "|>":
         return _block_scalar(lines, rest, i, indent)
     if first in "[{":
-        return _flow_line(rest, room), i + 1
+        try:
+            return _flow_line(rest, room), i + 1
+        except _Bail:
+            return _flow_over_lines(lines, rest, i, room)
     value, end_line, _ = _plain_extent(lines, rest, i, indent)
     return _resolve_plain(value), end_line + 1
 
 
 def _reaches_block(lines: list[str], rest: str, i: int, end: int, indent: int) -> bool:
-    """Whether the value ``rest`` on line i, ending before line ``end``, is a quoted scalar with a
-    later line at or left of ``indent``, its owning block's column: then rows alone no longer tell
-    that block's keys and items (see parse's ``walkable``)."""
+    """Whether the value ``rest`` on line i, ending before line ``end``, is a quoted scalar or a
+    flow collection with a later line at or left of ``indent``, its owning block's column: then
+    rows alone no longer tell that block's keys and items (see parse's ``walkable``)."""
     return (
         end > i + 1
-        and rest[0] in "\"'"
+        and rest[0] in "\"'[{"
         and any(line and len(line) - len(line.lstrip(" ")) <= indent for line in lines[i + 1 : end])
     )
 
@@ -977,8 +1021,13 @@ def _read(
                 if rest[0] == "-" and not _plain_start(rest):
                     raise _Bail
                 if rest[0] in "[{":
-                    item = _flow_value_of(rest, _MOST_ENCLOSING - len(enclosing), known)
-                    i += 1
+                    try:
+                        item = _flow_value_of(rest, _MOST_ENCLOSING - len(enclosing), known)
+                        i += 1
+                    except _Bail:
+                        item, end = _flow_over_lines(lines, rest, i, _MOST_ENCLOSING - len(enclosing))
+                        walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+                        i = end
                 else:
                     item, end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
                     walkable = walkable and not _reaches_block(lines, rest, i, end, column)
@@ -1011,15 +1060,22 @@ def _read(
             i += 1
         elif rest[0] in "[{":
             room = _MOST_ENCLOSING - len(enclosing)
+            end = i + 1
             if kept is not None and key not in kept:
                 block[key] = None  # dropped with its document, like an unread block
                 if not _flow_read(rest, room, known):
-                    if not _flow_shaped(rest, room):
-                        raise _Bail
-                    shaped = True  # libyaml checks it
+                    if _flow_shaped(rest, room):
+                        shaped = True  # libyaml checks it
+                    else:
+                        end = _flow_over_lines(lines, rest, i, room)[1]  # read, so checked
             else:
-                block[key] = _flow_value_of(rest, room, known)
-            i += 1
+                try:
+                    block[key] = _flow_value_of(rest, room, known)
+                except _Bail:
+                    block[key], end = _flow_over_lines(lines, rest, i, room)
+            if end > i + 1:
+                walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+            i = end
         else:
             block[key], end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
             walkable = walkable and not _reaches_block(lines, rest, i, end, column)
