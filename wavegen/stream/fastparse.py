@@ -2,11 +2,12 @@
 
 Every document this reader accepts is one libyaml accepts too, with the same value: it
 takes block mappings and sequences; plain and quoted scalars (also over several lines;
-double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators, one-line
-flow collections and comments; it checks indentation as it goes, and returns None for
-anything else (tabs, anchors, tags, multi-line flow collections, directives, unprintable
-characters...), which then goes through libyaml. Tabs are read inside literal block scalars only,
-past their indentation; CRLF line breaks are read as LF (libyaml's values have LF only).
+double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators, flow
+collections (also over several lines) and comments; it checks indentation as it goes, and
+returns None for anything else (tabs but in literal block scalars and comments, anchors,
+tags, directives, unprintable characters...), which then goes through libyaml. CRLF line
+breaks are read as LF (libyaml's values have LF only); a last line without a line break as
+if it had one, but in a block scalar.
 Plain scalars resolve through resolver.py's table, held to PyYAML's by its tests; the
 differential tests hold both paths to identical results.
 """
@@ -53,7 +54,7 @@ _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
 # LF (CRLF ones are made LF first, see _readable_lines), a BOM, directives and markers past the
 # first line (tested with `in`: C speed). Tabs are not here: a line that holds one is refused
 # by the row splitters (_row, _check_row) and the multi-line scalars, so only a literal block
-# scalar's content takes them (libyaml keeps them there as they are).
+# scalar's content and comments take them (libyaml keeps them there as they are).
 _UNREAD = ("\r", "\x85", "\u2028", "\u2029", "\ufeff", "\n%", "\n...", "\n---")
 
 
