@@ -832,7 +832,7 @@ def test_generated_documents_with_tabs(data: bytes) -> None:
         '["/hello",\n      "--port=80"]',  # the kustomize examples' style
         "[\n    --a,\n    --b\n  ]",  # JSON's style: the closing bracket at the key's column
         "{a: b,\n    c: [x,\n     y]}",
-        "[a\n    b]",  # a plain scalar over the break: "a b"
+        "[a\n  ,b\n ]",  # breaks before a comma and a bracket
     ],
 )
 def test_flow_collections_over_lines_are_read(value: str) -> None:
@@ -860,10 +860,15 @@ def test_findings_after_a_flow_collection_over_lines_are_placed_as_libyaml_place
 
 @pytest.mark.parametrize(
     "value",
-    ['["a\n    b"]', "[a, # c\n    b]", "[a,\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]"],
-)
+    [
+        '["a\n    b"]', "[a, # c\n    b]", "[a,\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
+        "[a\n    b]", "[{n\n   ame: x}]", "{a\n  : b}", "{a:\n    b}",
+    ],
+)  # fmt: skip
 def test_flow_collections_over_lines_libyaml_reads_its_own_way_are_left_to_it(value: str) -> None:
-    """A quoted scalar over the break, a comment, a blank line, no closing bracket, text after it, a tab."""
+    """A quoted scalar over the break, a comment, a blank line, no closing bracket, text after it, a
+    tab; a plain scalar over a break (an implicit key may not run over one: hypothesis found
+    "{n" / "ame: x}" read as the key "n ame", which libyaml refuses), a break before or after ":"."""
     text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {value}\n"
     assert fastparse.parse(text) is None
     assert_same(("---\n" + text).encode())

@@ -523,7 +523,9 @@ def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[An
     write long argument lists by hand (``command: ["/hello",`` then ``"--port=80"]``): its
     value and the line after it. libyaml reads its later lines at any indentation (a closing
     bracket at its key's column is usual: see _reaches_block), as one line with a space for
-    each break, when none is blank and no scalar but a plain one runs over a break."""
+    each break, when none is blank and each break follows "[", "{" or "," or comes before "]",
+    "}" or ",": no scalar runs over a break (an implicit key may not, a plain value may but is
+    left to libyaml with the rest)."""
     depth = _open_brackets(rest)
     parts = [rest.rstrip(" ")]
     count = len(lines)
@@ -534,6 +536,8 @@ def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[An
         content = lines[j].lstrip(" ")
         if not content:
             raise _Bail  # an empty line: a line break of its own inside a scalar
+        if parts[-1][-1] not in "[{," and content[0] not in "]},":
+            raise _Bail  # the break is inside a scalar, or between a key and its ":"
         depth += _open_brackets(content)
         parts.append(content.rstrip(" "))
         j += 1
