@@ -466,7 +466,7 @@ FLOWS = st.sampled_from(
         '["a, b", c]', "{a: b , c: d}", '{a: "x", b: \'y\'}', '["a","b"]', "[a b, c]", "{a:   b}", "{a: -1, b: ~}",
         "['it''s']", "{url: http://x}", "[*a]", '{"k": v}', '[a"b]', "{a: b}  ", "{a: b, c: d, a: e}", '["x" ]',
         "{a: yes, b: 0o7}", "[,]", "{a: }", '{a: ""}', "{a: 'b, c'}", "{?a: b}", "[?x]", "[x, ?y]", "{a: ?b}",
-        "{a: 'b''c'}", '{"a": 1}', "['a': 1]",
+        "{a: 'b''c'}", '{"a": 1}', "['a': 1]", "[a, }", "{a: b, ]", "[a, b, ]", "{a: b, c: d, }",
     ]
 )  # fmt: skip
 COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])
@@ -833,6 +833,8 @@ def test_generated_documents_with_tabs(data: bytes) -> None:
         "[\n    --a,\n    --b\n  ]",  # JSON's style: the closing bracket at the key's column
         "{a: b,\n    c: [x,\n     y]}",
         "[a\n  ,b\n ]",  # breaks before a comma and a bracket
+        '[\n    "--config",\n    "/etc/config",\n  ]',  # prettier's style: a trailing comma
+        "{a: b,\n    c: d, }",
     ],
 )
 def test_flow_collections_over_lines_are_read(value: str) -> None:
@@ -862,7 +864,7 @@ def test_findings_after_a_flow_collection_over_lines_are_placed_as_libyaml_place
     "value",
     [
         '["a\n    b"]', "[a, # c\n    b]", "[a,\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
-        "[a\n    b]", "[{n\n   ame: x}]", "{a\n  : b}", "{a:\n    b}",
+        "[a\n    b]", "[{n\n   ame: x}]", "{a\n  : b}", "{a:\n    b}", "[a, }", "[a,\n    }", "{a: b,\n  ]", "[a, ,\n  ]",
     ],
 )  # fmt: skip
 def test_flow_collections_over_lines_libyaml_reads_its_own_way_are_left_to_it(value: str) -> None:

@@ -362,7 +362,9 @@ def _flow_collection(text: str, tokens: list[_Token], index: int, depth: int, li
         index += 1
         kind, start, _ = tokens[index]
         if kind == _INDICATOR and text[start] in "]}":
-            raise _Bail  # a trailing comma
+            if text[start] != closing:
+                raise _Bail
+            return collection, index + 1  # a trailing comma (prettier writes one over lines)
 
 
 def _flow(text: str, limit: int = _FLOW_DEPTH) -> tuple[Any, int]:
