@@ -902,6 +902,15 @@ def _flow_value_of(rest: str, room: int, known: dict[str, Any]) -> Any:
     return _copied(value) if room >= _FLOW_DEPTH else value
 
 
+def _flow_value_at(lines: list[str], rest: str, i: int, room: int, known: dict[str, Any]) -> tuple[Any, int]:
+    """The value of the flow collection that opens on line i (``rest``), a new one, and the line
+    after it: on its line (see _flow_value_of), else over several (see _flow_over_lines)."""
+    try:
+        return _flow_value_of(rest, room, known), i + 1
+    except _Bail:
+        return _flow_over_lines(lines, rest, i, room)
+
+
 def _flow_read(rest: str, room: int, known: dict[str, Any]) -> bool:
     """Whether the reader reads a flow collection nobody keeps, and so checks it: reading one
     costs less than libyaml's pass over the whole document that shaping it would need."""
@@ -1028,17 +1037,12 @@ def _read(
                 if rest[0] == "-" and not _plain_start(rest):
                     raise _Bail
                 if rest[0] in "[{":
-                    try:
-                        item = _flow_value_of(rest, _MOST_ENCLOSING - len(enclosing), known)
-                        i += 1
-                    except _Bail:
-                        item, end = _flow_over_lines(lines, rest, i, _MOST_ENCLOSING - len(enclosing))
-                        walkable = walkable and not _reaches_block(lines, rest, i, end, column)
-                        i = end
+                    item, end = _flow_value_at(lines, rest, i, _MOST_ENCLOSING - len(enclosing), known)
                 else:
                     item, end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
+                if end > i + 1:
                     walkable = walkable and not _reaches_block(lines, rest, i, end, column)
-                    i = end
+                i = end
                 block.append(item)
                 continue
             # "- key: ..." opens a mapping at the item's column.
@@ -1076,10 +1080,7 @@ def _read(
                     else:
                         end = _flow_over_lines(lines, rest, i, room)[1]  # read, so checked
             else:
-                try:
-                    block[key] = _flow_value_of(rest, room, known)
-                except _Bail:
-                    block[key], end = _flow_over_lines(lines, rest, i, room)
+                block[key], end = _flow_value_at(lines, rest, i, room, known)
             if end > i + 1:
                 walkable = walkable and not _reaches_block(lines, rest, i, end, column)
             i = end
@@ -1128,6 +1129,15 @@ def _readable_lines(text: str) -> list[str] | None:
 def _lf_only(text: str) -> str:
     """Text with its CRLF line breaks made LF (see _readable_lines)."""
     return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _document_lines(text: str) -> list[str]:
+    """The lines _readable_lines gives for a document :func:`parse` accepted, without its checks."""
+    text = _lf_only(text)
+    lines = (document_text(text) or text).split("\n")
+    if not lines[-1]:
+        lines.pop()  # the empty string after the final line break
+    return lines
 
 
 def _body_start(lines: list[str]) -> int:
@@ -1478,11 +1488,7 @@ class _NodeBuilder:
     @classmethod
     def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
         """A builder over the lines of a document :func:`parse` accepted."""
-        text = _lf_only(text)
-        lines = (document_text(text) or text).split("\n")
-        if not lines[-1]:
-            lines.pop()  # the empty string after the final line break
-        return cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+        return cls(_document_lines(text), {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
 
     def row(self, i: int) -> _Row:
         row = self.rows[i]
@@ -1750,8 +1756,7 @@ _ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (re caches it): List
 def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
     start (where libyaml's node for each item starts), or None when there is no such sequence."""
-    text = _lf_only(text)
-    lines = (document_text(text) or text).split("\n")
+    lines = _document_lines(text)
     items_key = re.compile(_ITEMS_KEY)
     start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
     if start is None:
