@@ -103,10 +103,75 @@ def test_the_fast_path_reads_ordinary_documents() -> None:
         assert edits[0] == edits[1] and edits[0]
 
 
+# Shapes of real manifests the reader once left to libyaml: keys beyond letters and dots
+# (cilium's selectors, managedFields, kyverno's anchors, kustomize's directives, JVM options,
+# "key : value" as gpu-operator's chart writes it) and "!!str" (chaos-mesh's chart).
+REAL_KEYS_AND_TAGS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  managedFields:
+  - fieldsV1:
+      f:metadata:
+        f:labels:
+          .: {}
+          f:app: {}
+      f:spec:
+        f:template:
+          f:spec:
+            k:{"name":"x"}:
+              .: {}
+spec:
+  upgradePolicy:
+    maxUnavailable : 25%
+    Every day  : "x"
+  selector:
+    matchLabels:
+      k8s:io.kubernetes.pod.namespace: kube-system
+      any:org: alliance
+  template:
+    spec:
+      =(hostPID): "false"
+      $patch: replace
+      containers:
+      - name: x
+        args: ["--p", "1"]
+        jvmOptions:
+          -Xms: 8000m
+        env:
+        - name: PORT
+          value: !!str 9288
+        - name: LIST
+          value: !!str  7, 8 # a comment
+        - name: QUOTED
+          value: !!str '1'
+        command:
+        - !!str 31766
+"""
+
+
+def test_the_reader_takes_the_keys_and_tags_of_real_manifests() -> None:
+    read = fastparse.parse(REAL_KEYS_AND_TAGS)
+    assert read is not None and read[0] == yaml.load(REAL_KEYS_AND_TAGS, Loader=yaml.CSafeLoader)
+    assert fastparse.check_passed_through(REAL_KEYS_AND_TAGS.replace("kind: Deployment", "kind: Service"))
+    assert not fastparse.check_passed_through(REAL_KEYS_AND_TAGS.replace("!!str", "!!int"))
+    env = read[0]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert [item["value"] for item in env] == ["9288", "7, 8", "1"]
+    assert_same(("---\n" + REAL_KEYS_AND_TAGS).encode())
+
+
 INDENTS = st.sampled_from(["", " ", "  ", "   ", "    ", "      ", "        "])
 PREFIXES = st.sampled_from(["", "", "- ", "-  ", "- - "])
 KEYS = st.sampled_from(
-    ["", "a", "name", "data", "on", "1", "a.b/c-d", "<<", '"q"', "x y", "k", "k", "a:b", "k" * 1030, "k" * 990]
+    [
+        *("", "a", "name", "data", "on", "1", "a.b/c-d", "<<", '"q"', "x y", "k", "k", "a:b", "k" * 1030, "k" * 990),
+        # keys of real manifests beyond letters and dots (cilium, managedFields, kyverno, kustomize,
+        # JVM options, hand-written "key : value"), and their near misses
+        *("k8s:app", 'f:{"type":"Ready"}', "=(name)", "+(a.b/c)", "<(image)", "^(x)", "$patch", "-Xms", "a b  c"),
+        *("k ", "k  ", "k" + " " * 9, "a :b", "a#b", "a #b", "a:", "a: b", "-", "- x", "?x", ":x", "~", "=", "<<x"),
+        *("(c[?t == 'R'])", "a,b", "[x]", "{x}", "a\\b", "a'b", '"a"b', "1:20", "1 :", "yes ", "k" * 995 + "     "),
+    ]
 )
 VALUES = st.sampled_from(
     [
@@ -147,6 +212,18 @@ VALUES = st.sampled_from(
         "&x v",
         "*x",
         "!!str 1",
+        "!!str  yes # c",
+        "!!str ~",
+        "!!str",
+        "!!str 'q'",
+        '!!str "1"',
+        '!!str "a',
+        "!!str |",
+        "!!str [1]",
+        "!!str&a 1",
+        "!!str - x",
+        "!!int 1",
+        "!str 1",
         "# c",
         "key: v",
         "x:",
@@ -447,7 +524,7 @@ def test_rows_split_from_known_heads_equal_the_pattern_split(parts: list[tuple[s
 SCALARS = st.sampled_from(
     [
         "v", "yes", "No", "1", "1.5", "~", "null", "0x1F", "2001-12-14", "-1", "-x", "--flag=1", "a b", "é", "x/y.z", "?q",
-        ":c", "<Client ID>", "<<", "=", "=x", "<",
+        ":c", "<Client ID>", "<<", "=", "=x", "<", "!!str 1", "!!str  x y", "!!str 'q'", "!!str", "!!int 2",
     ]
 )  # fmt: skip
 QUOTED = st.sampled_from(
@@ -578,7 +655,14 @@ def styled(draw: st.DrawFn) -> bytes:
         for index in range(draw(st.integers(1, 3))):
             if draw(st.integers(0, 5)) == 0:
                 out.append(pad + draw(st.sampled_from(["# comment", "#", "# k: v"])))
-            key = draw(st.sampled_from([f"k{index}", f'"k {index}"', f"'k{index}'", f"k.{index}/x-y", f'"q\\"{index}"']))
+            key = draw(
+                st.sampled_from(
+                    [
+                        *(f"k{index}", f'"k {index}"', f"'k{index}'", f"k.{index}/x-y", f'"q\\"{index}"'),
+                        *(f"k8s:k{index}", f"=(k{index})", f"$k{index}", f"k {index}", f"k{index} ", f"-k{index}"),
+                    ]
+                )
+            )
             head, *rest = value(pad, depth)
             out.append(f"{pad}{key}: {head}".rstrip(" ") if head else f"{pad}{key}:")
             out.extend(rest)
@@ -1286,11 +1370,15 @@ PASSED_THROUGH_SHAPES = [
     "kind: C\nspec:\n  x: >2\n     indented\n    base\n  y: |+\n    kept\n\n  z:\n    - a\n    -   b: 1\n        c: 2\n",
     "kind: D\nspec:\n  1: a key that is a number\n  true: and one that is a bool\n  a: x\n  a: twice\n",
     "kind: E\nspec: {}\nitems: []\nother:\n",
+    # flow sequences over lines, as metallb's and (in prettier's style) rook's ClusterRoles write them
+    'kind: F\nrules:\n- resourceNames: ["a","b",\n    "c"]\n  verbs:\n    [\n      "get",\n      "list",\n    ]\n  x: 1\n',
+    "kind: G\nspec:\n  s:\n    k8s:app: x\n    maxUnavailable : 25%\n  =(hostPID): 'false'\n  $patch: delete\n  v: !!str 1\n",
 ]
 
 
 def test_the_pass_through_check_takes_what_manifests_hold() -> None:
-    expected = [True, True, True, False, True, True, True]  # "- - x": a sequence in an item on one line is left to the others
+    expected = [True] * len(PASSED_THROUGH_SHAPES)
+    expected[3] = False  # "- - x": a sequence in an item on one line is left to the others
     assert [fastparse.check_passed_through(text) for text in PASSED_THROUGH_SHAPES] == expected
     assert all(_libyaml_takes(text) for text in PASSED_THROUGH_SHAPES)
     pieces = [p for p in _pieces(crd_bundle(6).encode()) if p.strip()]

@@ -570,8 +570,28 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
             return _flow_line(rest, room), i + 1
         except _Bail:
             return _flow_over_lines(lines, rest, i, room)
+    if first == "!":
+        return _str_tagged(lines, rest, i, indent)
     value, end_line, _ = _plain_extent(lines, rest, i, indent)
     return _resolve_plain(value), end_line + 1
+
+
+def _str_tagged(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, int]:
+    """A scalar after the ``!!str`` tag, which charts write to keep a number a string
+    (``value: !!str 9288``): a plain scalar's text unresolved, or a quoted scalar on its line.
+    Other tags, and a tag on anything else, are left to libyaml."""
+    if rest[:6] != "!!str ":
+        raise _Bail
+    value = rest[6:].lstrip(" ")
+    if not value:
+        raise _Bail
+    if value[0] in "\"'":
+        text, end = _inline(lines, value, i, indent)
+        if end != i + 1:
+            raise _Bail  # over lines: _reaches_block would not see the quote behind the tag
+        return text, end
+    text, end_line, _ = _plain_extent(lines, value, i, indent)
+    return text, end_line + 1
 
 
 def _reaches_block(lines: list[str], rest: str, i: int, end: int, indent: int) -> bool:
@@ -750,9 +770,18 @@ _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
 
 # A line's row: indentation, "-" and the spaces after it, a plain key, and the rest (always matches).
-# A plain key the reader takes: what the row pattern and the pass-through check's key pattern share.
-_PLAIN_KEY = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*+"
-_ROW = re.compile(rf"( *+)(?:-( ++))?(?:({_PLAIN_KEY}):(?: ++|\Z))?(.*+)", re.S)
+# The usual key (letters, digits, "_", ".", "/", "-"): what the row pattern and the pass-through
+# check's key pattern look for first.
+_USUAL_KEY = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*+"
+_ROW = re.compile(rf"( *+)(?:-( ++))?(?:({_USUAL_KEY}):(?: ++|\Z))?(.*+)", re.S)
+# Any plain key the reader takes, looked for only where the usual one is not found and a ": " or
+# a ":" last is (compiled on first use; re caches it). ASCII, as libyaml scans a plain scalar in
+# a block: no indicator first ("-" only before a non-space: "-Xms"), then any printable
+# character, ":" only before a non-space (cilium's "k8s:app", managedFields' "f:spec"), spaces
+# only before a word that is no comment; kyverno's "=(name)" and "$patch" too. Up to 8 spaces may
+# stand before the ":" ("key : value"): a key of _MAX_KEY characters stays within libyaml's 1024.
+_PLAIN_KEY = r"(?:[A-Za-z0-9_./$()+;<=\\^~]|-(?=[!-~]))(?:[!-9;-~]++|:(?=[!-~])| ++(?=[!-\"$-9;-~]|:[!-~]))*+"
+_ANY_KEY_ROW = rf"( *+)(?:-( ++))?(?:({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z))?(.*+)"
 # A row: the indentation's width, the dash's spaces, the key, the rest, the row's shape, and
 # the value of a _PLAIN rest. Shapes: _BLANK (nothing, or a comment), _SCALAR (a scalar line
 # of its own), _BAD_KEY (a key outside the subset), or, after a dash or a key, _EMPTY
@@ -803,6 +832,8 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             return column, dash, key, rest, _PLAIN, _plain_value(rest, plains)
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
+        if not key and (": " in rest or rest[-1:] == ":"):
+            spaces, dash, key, rest = re.fullmatch(_ANY_KEY_ROW, line, re.S).groups("")  # type: ignore[union-attr]
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
         if at_cut and len(_HEADS) < 4096 and _good_key(key):
@@ -1191,13 +1222,14 @@ CheckRow = tuple[int, int, int, int, int, int]
 CheckCache = dict[str, CheckRow]
 # Kinds: the dashes last (``kind >= _C_DASH``), then the line nobody here reads.
 _C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER = range(7)
-_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER = range(6)
+_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW = range(7)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
-_KEY_LINE = re.compile(rf"( *+)({_PLAIN_KEY}):(?: ++|\Z)")
+_KEY_LINE = re.compile(rf"( *+)({_USUAL_KEY}):(?: ++|\Z)")
+_ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual key is not found (see _ANY_KEY_ROW)
 # The step of a key line by the kind of its value (see CheckRow).
-_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE)
+_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
 # block levels around it, the document stays within the depth limit.
 _CHECK_FLOW_ROOM = 8
@@ -1229,8 +1261,11 @@ def _check_value(rest: str) -> int:
         try:
             _flow_line(rest, _CHECK_FLOW_ROOM - 1)
         except _Bail:
-            return _V_OTHER
+            return _V_FLOW  # maybe one over lines: _flow_over_lines reads it, or refuses it
         return _V_DONE
+    if first == "!":  # "!!str 9288", as _str_tagged reads it (a continuation line is left to libyaml)
+        tagged = _check_value(rest[6:].lstrip(" ")) if rest[:6] == "!!str " else _V_OTHER
+        return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER
     return _V_PLAIN if _plain_line(rest) else _V_OTHER
 
 
@@ -1267,6 +1302,8 @@ def _check_row(line: str) -> CheckRow:
             rest = match.group(3)
     else:
         match = _KEY_LINE.match(content)  # no indentation left: the key starts the content
+        if match is None and (": " in content or content[-1] == ":"):
+            match = re.match(_ANY_KEY_LINE, content)
         if match is not None:
             if match.end(2) > _MAX_KEY:
                 return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
@@ -1399,6 +1436,8 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
                             i += 1
                         elif value == _V_QUOTED:
                             i = _quoted_lines(lines, line[at:], i)[1]
+                        elif value == _V_FLOW:
+                            i = _flow_over_lines(lines, line[at:], i, _CHECK_FLOW_ROOM - 1)[1]
                         else:
                             return False
                         simple = -2 if in_sequence else top
@@ -1442,6 +1481,8 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
                 i = _block_end(lines, i, line[at:], top)
             elif value == _V_QUOTED:
                 i = _quoted_lines(lines, line[at:], i)[1]
+            elif value == _V_FLOW:
+                i = _flow_over_lines(lines, line[at:], i, _CHECK_FLOW_ROOM - 1)[1]
             else:
                 return False
             simple = -2 if in_sequence or pending >= 0 else top
