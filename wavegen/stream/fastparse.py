@@ -832,7 +832,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             return column, dash, key, rest, _PLAIN, _plain_value(rest, plains)
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
-        if not key and (": " in rest or rest[-1:] == ":"):
+        if not key and (": " in rest or rest[-1:] == ":") and rest[0] not in "\"'":  # a quoted key: below
             spaces, dash, key, rest = re.fullmatch(_ANY_KEY_ROW, line, re.S).groups("")  # type: ignore[union-attr]
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
