@@ -763,8 +763,8 @@ def _fold(body: list[str]) -> str:
     return "".join(parts)
 
 
-# A quoted key (no escapes) and what follows its ": ".
-_QUOTED_KEY = r"""(?s)(?:"([^"\\]*)"|'([^']*(?:''[^']*)*)'):(?: +|\Z)(.*)"""
+# A quoted key (no escapes), up to 8 spaces (as for plain keys, see _PLAIN_KEY), and what follows its ": ".
+_QUOTED_KEY = r"""(?s)(?:"([^"\\]*)"|'([^']*(?:''[^']*)*)') {0,8}:(?: +|\Z)(.*)"""
 # First characters of values that are not plain scalars for sure ("-", "?" and ":" may start one).
 _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 
@@ -842,10 +842,11 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     if not key and rest[:1] in ('"', "'"):
         match = re.match(_QUOTED_KEY, rest)
         if match is not None:
-            key = match.group(1) if match.group(1) is not None else match.group(2).replace("''", "'")
+            written = match.group(1) if match.group(1) is not None else match.group(2)
+            key = written.replace("''", "'") if match.group(1) is None else written
             rest = match.group(3)
             quoted = True
-            if not key or len(key) > _MAX_KEY:
+            if not key or len(written) > _MAX_KEY:  # libyaml's limit is on the text, "''" counting 2
                 return column, dash, key, rest, _BAD_KEY, None
     elif not dash and not key and (rest == "-" or rest.startswith("- #")):
         dash, rest = " ", ""  # "-" alone: the item's value follows on the next lines
