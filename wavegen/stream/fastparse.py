@@ -650,7 +650,9 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
                 trailing += len(last)
             if not pieces:
                 raise _Bail  # an empty scalar: left to libyaml
-            if after == count and lines.__class__ is _OpenEnd:
+            if after == count and lines.__class__ is not list:
+                if lines.__class__ is _SpacesEnd:
+                    raise _Bail  # a line of spaces follows without a line break: left to libyaml
                 chomping = "-"  # its last line has no line break to keep
             pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
             return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
@@ -680,6 +682,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         end = j
     if end == i + 1:
         raise _Bail  # an empty scalar: left to libyaml
+    if j == count and lines.__class__ is _SpacesEnd:
+        raise _Bail  # it runs to a line of spaces without a line break: left to libyaml
     trailing = len(body) - (end - (i + 1))  # empty lines after the last content line
     del body[end - (i + 1) :]
     if style == ">" and any("\t" in line for line in body):
@@ -1131,20 +1135,34 @@ class _OpenEnd(list[str]):
     __slots__ = ()
 
 
+class _SpacesEnd(list[str]):
+    """The lines of a document whose last line is spaces without a line break (an editor's
+    indentation left at the end of a file), that line left out: it holds nothing to read, but a
+    block scalar that runs to it is declined (libyaml has rules of its own for such a line)."""
+
+    __slots__ = ()
+
+
 def _readable_lines(text: str) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: a
-    directive, anything _unreadable finds, a last line without a line break that is spaces or
-    a marker. CRLF line breaks are read as LF: libyaml gives the same values and marks (a CR
-    last on a line moves no column the splicer uses)."""
+    directive, anything _unreadable finds, a last line without a line break that is a marker.
+    CRLF line breaks are read as LF: libyaml gives the same values and marks (a CR last on a
+    line moves no column the splicer uses)."""
     if text.startswith("%"):
         return None
-    open_end = not text.endswith("\n")
+    open_end = spaces_end = not text.endswith("\n")
     if open_end:
-        last = text[text.rfind("\n") + 1 :]
-        if not last.strip(" ") or last.startswith("..."):
-            return None  # left to libyaml: rules of their own at the end of a stream
-        text += "\n"
+        cut = text.rfind("\n") + 1
+        last = text[cut:]
+        if last.startswith("..."):
+            return None  # left to libyaml: rules of its own at the end of a stream
+        if last.strip(" "):
+            spaces_end = False
+            text += "\n"
+        else:
+            open_end = False
+            text = text[:cut]  # see _SpacesEnd
     document = document_text(text)
     if document is None or _unreadable(document):
         if "\r\n" not in text:
@@ -1155,7 +1173,7 @@ def _readable_lines(text: str) -> list[str] | None:
             return None  # a CR alone, say (a line break too, to libyaml)
     lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
-    return _OpenEnd(lines) if open_end else lines
+    return _OpenEnd(lines) if open_end else _SpacesEnd(lines) if spaces_end else lines
 
 
 def _lf_only(text: str) -> str:
