@@ -1239,8 +1239,9 @@ def parse(
 # of its key or value, the kind of that value, and where the value starts.
 CheckRow = tuple[int, int, int, int, int, int]
 CheckCache = dict[str, CheckRow]
-# Kinds: the dashes last (``kind >= _C_DASH``), then the line nobody here reads.
-_C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER = range(7)
+# Kinds: the dashes last (``kind >= _C_DASH``), the line nobody here reads among them, then
+# an item whose line opens more sequences ("- - x", "- - key: x", as Argo Workflows write steps).
+_C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER, _C_DASHES, _C_DASHES_KEY = range(9)
 _V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW = range(7)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
@@ -1304,12 +1305,14 @@ def _check_row(line: str) -> CheckRow:
     if not content or content[0] == "#":
         return _BLANK_CHECK_ROW
     kind = _C_KEY
-    if content[0] == "-" and (len(content) == 1 or content[1] == " "):
+    while content[0] == "-" and (len(content) == 1 or content[1] == " "):
         inner = content[1:].lstrip(" ")
         if not inner or inner[0] == "#":
+            if kind != _C_KEY:
+                return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # "- -": left to the others
             return (indent, _S_MORE, _C_DASH_ALONE, indent, _V_EMPTY, 0)
         content = inner
-        kind = _C_DASH
+        kind = _C_DASHES if kind == _C_DASH else _C_DASH if kind == _C_KEY else kind
     column = len(line) - len(content)
     rest = content
     if content[0] in "\"'":
@@ -1330,12 +1333,25 @@ def _check_row(line: str) -> CheckRow:
     value = _check_value(rest)
     if match is None:
         kind = _C_SCALAR if kind == _C_KEY else kind
-        if value == _V_EMPTY or (kind == _C_DASH and rest[0] == "-" and not _plain_start(rest)):
-            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # "- - x", "- ? x": nested on one line
+        if value == _V_EMPTY or (kind != _C_SCALAR and rest[0] in "-?" and not _plain_start(rest)):
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # "- ? x": a key nested on one line
     else:
-        kind = _C_DASH_KEY if kind == _C_DASH else kind
+        kind = _C_DASH_KEY if kind == _C_DASH else _C_DASHES_KEY if kind == _C_DASHES else kind
     step = _STEP_OF_VALUE[value] if kind == _C_KEY else _S_MORE
     return (indent, step, kind, column, value, len(line) - len(rest))
+
+
+def _inner_dashes(line: str, indent: int) -> list[int]:
+    """The columns of the dashes after the first (at ``indent``) on a line of items opened on it."""
+    columns: list[int] = []
+    at = indent + 1
+    while True:
+        content = line[at:].lstrip(" ")
+        if content[:2] != "- ":
+            return columns
+        at = len(line) - len(content)
+        columns.append(at)
+        at += 1
 
 
 def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
@@ -1478,6 +1494,13 @@ def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
                     top, in_sequence = enclosing.pop()
                 if indent != top or in_sequence != dash:
                     return False
+            if kind > _C_OTHER:  # "- - x": a sequence at each later dash's column, then the item as below
+                for inner in _inner_dashes(line, indent):
+                    enclosing.append((top, True))
+                    if len(enclosing) > _MOST_CHECKED:
+                        return False
+                    top = inner
+                kind = _C_DASH_KEY if kind == _C_DASHES_KEY else _C_DASH
             if kind == _C_DASH_KEY:  # "- key: ...": a mapping at the key's column
                 enclosing.append((top, True))
                 if len(enclosing) > _MOST_CHECKED:
