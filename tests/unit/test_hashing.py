@@ -8,7 +8,10 @@ import hmac
 import pytest
 
 from wavegen.core.hashing import canonical_bytes, config_hash
+from wavegen.core.model import TypedScalar
+from wavegen.core.plan import Options
 from wavegen.core.sources import SourceError, config_source
+from wavegen.stream.engine import InputDocument, run
 
 # The README's worked example; the digest was computed with printf | sha256sum.
 README_DIGEST = "952fd5929b91f15d5d0e5c9092180ce4fa025180b1a43bd461f4df8b72a1a005"
@@ -81,6 +84,42 @@ def test_hmac_mode_uses_the_key() -> None:
 def test_invalid_configmaps_are_refused(body: dict[str, object], pattern: str) -> None:
     with pytest.raises(SourceError, match=pattern):
         config_source("ConfigMap", "ns", "c", body)
+
+
+INT = "tag:yaml.org,2002:int"
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [("5432", "5432"), ("0", "0"), ("-1", "-1"), ("0x1538", None), ("010", None), ("1_000", None), ("1:20", None)],
+)
+def test_a_data_key_written_as_a_decimal_integer_is_stored_as_its_digits(written: str, stored: str | None) -> None:
+    """As kubectl's YAML-to-JSON conversion stores ingress-nginx's tcp-services keys; other spellings are refused."""
+    body = {"data": {TypedScalar(INT, written): "ns/svc:5432"}}
+    if stored is None:
+        with pytest.raises(SourceError, match="non-string key"):
+            config_source("ConfigMap", "ns", "tcp-services", body)
+    else:
+        assert config_source("ConfigMap", "ns", "tcp-services", body).text_data == {stored: "ns/svc:5432"}
+
+
+def test_a_bundle_with_integer_data_keys_gets_the_hash_of_quoted_ones() -> None:
+    """ingress-nginx's documented tcp-services ConfigMap: the hash is the one the cluster's stored object gives."""
+    bundle = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tcp-services\n  namespace: ingress\ndata:\n"
+        "  KEY: default/example-go:8080\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\n  namespace: ingress\nspec:\n"
+        "  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n"
+        "        - configMapRef:\n            name: tcp-services\n"
+    )
+
+    def hash_of(key: str) -> str:
+        result = run([InputDocument("b.yaml", bundle.replace("KEY", key).encode())], Options())
+        assert not result.has_errors
+        text = "".join(result.files[0].chunks)
+        return next(line for line in text.splitlines() if "config-hash" in line)
+
+    assert hash_of("9000") == hash_of('"9000"') != hash_of('"9001"')
 
 
 def test_invalid_base64_error_never_contains_the_value() -> None:

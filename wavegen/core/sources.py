@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import WavegenError
-from .model import ConfigSource, SourceKey, SourceKind, is_mapping
+from .model import ConfigSource, SourceKey, SourceKind, TypedScalar, is_mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,6 +26,25 @@ class SourceError(WavegenError):
         return SourceError, (self.message, self.field), self.__dict__
 
 
+# YAML's tag of a scalar read as an integer (the stream's resolver gives it; the core reads no YAML).
+_INT_TAG = "tag:yaml.org,2002:int"
+
+
+def _stored_key(key: object) -> str | None:
+    """The key the API server stores for a data key YAML reads as a decimal integer (ingress-nginx's
+    tcp-services ConfigMap: ``5432: ns/svc:5432``): kubectl, helm and Argo CD turn YAML into JSON
+    with sigs.k8s.io/yaml, which writes such a key as its digits. None for any other key that is
+    not a string: hex, octal, "_" or sexagesimal spellings (go-yaml and PyYAML read some of them
+    apart), floats, booleans and nulls."""
+    if not isinstance(key, TypedScalar) or key.tag != _INT_TAG:
+        return None
+    text = key.text
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0") and len(digits) <= 18:
+        return text
+    return None
+
+
 def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str]:
     value = body.get(field)
     if value is None:
@@ -35,7 +54,10 @@ def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str
     out: dict[str, str] = {}
     for key, item in value.items():
         if not isinstance(key, str):
-            raise SourceError(f"{what}: '{field}' has a non-string key", field)
+            stored = _stored_key(key)
+            if stored is None:
+                raise SourceError(f"{what}: '{field}' has a non-string key (quote it)", field)
+            key = stored
         if not isinstance(item, str):
             if item is not None:
                 raise SourceError(
