@@ -588,9 +588,9 @@ def _flow_lines_by_hand(draw: st.DrawFn, pad: str) -> list[str]:
     indents = st.sampled_from([pad + "    ", pad + "  ", pad + " ", pad, "", pad + "      "])
     lines = [pieces[0] + draw(st.sampled_from(["", "", "  ", " # c"]))]
     for piece in pieces[1:]:
-        if draw(st.integers(0, 9)) == 0:
-            lines.append("")
-        lines.append(draw(indents) + piece.lstrip(" ") + draw(st.sampled_from(["", "", "", " ", " #c"])))
+        if draw(st.integers(0, 6)) == 0:
+            lines.append(draw(st.sampled_from(["", "", "  ", pad + "  # a comment, [x, y]", "# c", pad + '  # "q'])))
+        lines.append(draw(indents) + piece.lstrip(" ") + draw(st.sampled_from(["", "", "", " ", " #c", "  # c, ]", "#x"])))
     return lines
 
 
@@ -954,6 +954,11 @@ def test_generated_documents_with_tabs(data: bytes) -> None:
         "[a\n  ,b\n ]",  # breaks before a comma and a bracket
         '[\n    "--config",\n    "/etc/config",\n  ]',  # prettier's style: a trailing comma
         "{a: b,\n    c: d, }",
+        "[a, # c\n    b]",  # comments, and lines empty or of a comment alone after a comma or bracket
+        "[a,\n\n    b]",
+        # tekton's controller arguments
+        '[  # the images\n    # built by ko\n    "-entrypoint-image", "ko://x",\n\n    "-shell-image", "y",  # why\n  ]',
+        "[a # c\n    , b]",
     ],
 )
 def test_flow_collections_over_lines_are_read(value: str) -> None:
@@ -982,7 +987,7 @@ def test_findings_after_a_flow_collection_over_lines_are_placed_as_libyaml_place
 @pytest.mark.parametrize(
     "value",
     [
-        '["a\n    b"]', "[a, # c\n    b]", "[a,\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
+        '["a\n    b"]', "[a # c\n    b]", "[a\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
         "[a\n    b]", "[{n\n   ame: x}]", "{a\n  : b}", "{a:\n    b}", "[a, }", "[a,\n    }", "{a: b,\n  ]", "[a, ,\n  ]",
     ],
 )  # fmt: skip

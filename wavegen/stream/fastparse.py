@@ -520,6 +520,18 @@ def _open_brackets(text: str) -> int:
     return text.count("[") + text.count("{") - text.count("]") - text.count("}")
 
 
+def _without_comment(text: str) -> str:
+    """A line of a flow collection without its comment (a "#" first, or after a space, outside
+    quoted scalars) and the spaces before it."""
+    if "#" in text:
+        # Quoted scalars masked, same length (compiled once, when first needed: re caches it).
+        outside = re.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
+        cut = 0 if outside[0] == "#" else outside.find(" #")
+        if cut >= 0:
+            text = text[:cut]
+    return text.rstrip(" ")
+
+
 def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[Any, int]:
     """A flow collection that opens on line i (``rest``) and closes on a later line, as people
     write long argument lists by hand (``command: ["/hello",`` then ``"--port=80"]``): its
@@ -527,21 +539,25 @@ def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[An
     bracket at its key's column is usual: see _reaches_block), as one line with a space for
     each break, when none is blank and each break follows "[", "{" or "," or comes before "]",
     "}" or ",": no scalar runs over a break (an implicit key may not, a plain value may but is
-    left to libyaml with the rest)."""
-    depth = _open_brackets(rest)
-    parts = [rest.rstrip(" ")]
+    left to libyaml with the rest). Comments, and lines empty or of a comment alone after "[",
+    "{" or "," (tekton's controller writes its arguments so), are left out, as libyaml skips them."""
+    first = _without_comment(rest)
+    depth = _open_brackets(first)
+    parts = [first]
     count = len(lines)
     j = i + 1
     while depth > 0:
         if j >= count:
             raise _Bail
-        content = lines[j].lstrip(" ")
-        if not content:
-            raise _Bail  # an empty line: a line break of its own inside a scalar
-        if parts[-1][-1] not in "[{," and content[0] not in "]},":
-            raise _Bail  # the break is inside a scalar, or between a key and its ":"
+        content = _without_comment(lines[j].lstrip(" "))
+        if not content or parts[-1][-1] not in "[{,":
+            if not content and parts[-1][-1] in "[{,":
+                j += 1
+                continue
+            if not content or content[0] not in "]},":
+                raise _Bail  # the break is inside a scalar, or between a key and its ":"
         depth += _open_brackets(content)
-        parts.append(content.rstrip(" "))
+        parts.append(content)
         j += 1
     if depth or j == i + 1:
         raise _Bail
