@@ -165,3 +165,70 @@ def test_namespace_flag_is_the_default_namespace() -> None:
 def test_annotation_values_are_quoted_as_json_does(value: str) -> None:
     """The splicer quotes plain ASCII values itself (no json import on the transform path), as json.dumps would."""
     assert splice._quote(value) == json.dumps(value)
+
+
+GENERATED_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: schema-migrate-
+  annotations:
+    argocd.argoproj.io/hook: PreSync
+spec:
+  template:
+    metadata:
+      labels: {app: migrate}
+    spec:
+      containers:
+      - name: migrate
+        image: app:1
+        args: [--to, latest]
+        envFrom:
+        - configMapRef:
+            name: app
+      restartPolicy: Never
+"""
+CONFIG_AND_DEPLOYMENT = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+data:
+  a: b
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        envFrom:
+        - configMapRef:
+            name: app
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("kind", ["Job", "Deployment", "ConfigMap"])
+def test_objects_named_by_generate_name_alone_pass_through(fast: bool, kind: str) -> None:
+    """Argo CD's hook Jobs are created anew on each sync: nothing rolls them and nothing names them,
+    so they pass through untouched (they once ended the run: "Job has no 'metadata.name'")."""
+    generated = GENERATED_JOB.replace("kind: Job", f"kind: {kind}")
+    bundle = f"{CONFIG_AND_DEPLOYMENT}---\n{generated}"
+    result = run([InputDocument("b.yaml", bundle.encode())], Options(), fast=fast)
+    assert not result.has_errors
+    out = "".join(result.files[0].chunks)
+    assert out.endswith(generated)  # untouched
+    alone = run([InputDocument("b.yaml", CONFIG_AND_DEPLOYMENT.encode())], Options(), fast=fast)
+    assert out.replace(f"---\n{generated}", "") == "".join(alone.files[0].chunks)  # the rest as without it
+    assert [p.kind for p in result.plan.workloads] == ["Deployment"]
+
+
+def test_an_object_with_neither_name_nor_generate_name_is_still_refused() -> None:
+    for metadata in ("metadata: {}\n", "metadata:\n  generateName: ''\n", "metadata:\n  name: ''\n  generateName: x-\n"):
+        bundle = f"apiVersion: batch/v1\nkind: Job\n{metadata}spec: {{}}\n"
+        with pytest.raises(WavegenError, match=r"has no 'metadata\.name'"):
+            run([InputDocument("b.yaml", bundle.encode())], Options())

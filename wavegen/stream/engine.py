@@ -322,7 +322,10 @@ class Engine:
         if walkable:  # else its template is composed when rendering, and findings are located by libyaml
             parsed.fast_read[piece_index] = template
 
-    def _check_object(self, body: Any, root_line: int) -> None:
+    def _check_object(self, body: Any, root_line: int) -> bool:
+        """Raises on what is no Kubernetes object; False for an object passed through unread: a
+        workload, ConfigMap or Secret named by ``metadata.generateName`` alone (Argo CD's hook
+        Jobs are): each create makes a new one, which nothing rolls and nothing names."""
         if not isinstance(body, dict):
             what = "a sequence" if isinstance(body, list) else "a scalar"
             raise WavegenError(f"document is {what}, not a Kubernetes object", line=root_line + 1)
@@ -334,7 +337,12 @@ class Engine:
             kind = body["kind"]
             named = isinstance(metadata, dict) and isinstance(metadata.get("name"), str) and metadata["name"]
             if kind in self.relevant_kinds and kind != "List" and not named:
+                if isinstance(metadata, dict) and "name" not in metadata:
+                    generate_name = metadata.get("generateName")
+                    if isinstance(generate_name, str) and generate_name:
+                        return False
                 raise WavegenError(f"{kind} has no 'metadata.name'", line=root_line + 1)
+        return True
 
     def _read_list_fast(self, text: str) -> _ListRead | None:
         """The items of a List document, read by the subset reader (None: compose it)."""
@@ -386,7 +394,8 @@ class Engine:
         if not isinstance(body_kind, str) or body_kind.endswith("List"):
             return None
         try:
-            self._check_object(body, root_line)
+            if not self._check_object(body, root_line):
+                return None if shaped else []  # passed through: nothing to add (libyaml checks a shaped one)
         except WavegenError:
             return None
         if self.reader is None:
@@ -601,7 +610,8 @@ class Engine:
             if root is None:
                 return
             converted = nodes.to_python(root, "&" in piece.text)
-            self._check_object(converted.value, root.start_mark.line)
+            if not self._check_object(converted.value, root.start_mark.line):
+                return  # passed through
         except yaml.YAMLError as err:
             raise nodes.yaml_error(err, name, piece.number, piece.line, piece.text, piece.helm_template()) from None
         except RecursionError:
