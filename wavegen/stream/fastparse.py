@@ -802,6 +802,8 @@ _ROW = re.compile(rf"( *+)(?:-( ++))?(?:({_USUAL_KEY}):(?: ++|\Z))?(.*+)", re.S)
 # stand before the ":" ("key : value"): a key of _MAX_KEY characters stays within libyaml's 1024.
 _PLAIN_KEY = r"(?:[A-Za-z0-9_./$()+;<=\\^~]|-(?=[!-~]))(?:[!-9;-~]++|:(?=[!-~])| ++(?=[!-\"$-9;-~]|:[!-~]))*+"
 _ANY_KEY_ROW = rf"( *+)(?:-( ++))?(?:({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z))?(.*+)"
+# What such a key may start with (a comment, a flow collection or a quoted key never needs the pattern).
+_PLAIN_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$()+;<=\\^~-")
 # A row: the indentation's width, the dash's spaces, the key, the rest, the row's shape, and
 # the value of a _PLAIN rest. Shapes: _BLANK (nothing, or a comment), _SCALAR (a scalar line
 # of its own), _BAD_KEY (a key outside the subset), or, after a dash or a key, _EMPTY
@@ -852,7 +854,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             return column, dash, key, rest, _PLAIN, _plain_value(rest, plains)
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
-        if not key and (": " in rest or rest[-1:] == ":") and rest[0] not in "\"'":  # a quoted key: below
+        if not key and (": " in rest or rest[-1:] == ":") and rest[0] in _PLAIN_KEY_FIRST:
             spaces, dash, key, rest = re.fullmatch(_ANY_KEY_ROW, line, re.S).groups("")  # type: ignore[union-attr]
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
@@ -1340,7 +1342,7 @@ def _check_row(line: str) -> CheckRow:
             rest = match.group(3)
     else:
         match = _KEY_LINE.match(content)  # no indentation left: the key starts the content
-        if match is None and (": " in content or content[-1] == ":"):
+        if match is None and (": " in content or content[-1] == ":") and content[0] in _PLAIN_KEY_FIRST:
             match = re.match(_ANY_KEY_LINE, content)
         if match is not None:
             if match.end(2) > _MAX_KEY:
