@@ -110,14 +110,27 @@ def export_revision(rev: str, into: Path) -> Path:
     return into
 
 
-def compile_bytecode(python: str, package: Path) -> None:
-    """Byte-compile a wavegen tree, as installing a wheel does.
+def compile_bytecode(python: str, package: Path) -> tuple[tuple[str, int, int], ...]:
+    """Byte-compile a wavegen tree, as installing a wheel does; returns its sources' stamp (see unchanged).
 
     Otherwise, with PYTHONDONTWRITEBYTECODE set (as on CI machines and here), every
     run would compile wavegen's sources again: tens of milliseconds that an installed
     wavegen never pays and the baseline (PyYAML, installed) does not pay either.
     """
     subprocess.run([python, "-m", "compileall", "-q", str(package)], check=True, stdout=subprocess.DEVNULL)
+    return sources_stamp(package)
+
+
+def sources_stamp(package: Path) -> tuple[tuple[str, int, int], ...]:
+    """Each source file's name, size and modification time."""
+    return tuple(sorted((str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in package.rglob("*.py")))
+
+
+def unchanged(package: Path, stamp: tuple[tuple[str, int, int], ...]) -> None:
+    """Refuse the figures when a source changed while measuring: its bytecode, compiled before, is
+    stale, so every later run of that side compiled it again (tens of milliseconds, megabytes)."""
+    if sources_stamp(package) != stamp:
+        raise SystemExit(f"{package} changed while measuring: its bytecode went stale, the figures are void; run again")
 
 
 def wavegen_command(python: str, code_dir: Path) -> list[str]:
@@ -191,7 +204,7 @@ def corpus_main(args: argparse.Namespace) -> None:
         python = clean_site_python(Path(tmp, "venv"))
         before_dir = export_revision(args.before, Path(tmp, "before"))
         compile_bytecode(python, before_dir / "wavegen")
-        compile_bytecode(python, root / "wavegen")
+        stamp = compile_bytecode(python, root / "wavegen")
         commands: dict[str, list[str]] = {"launcher": [python, "-c", LAUNCHER]}
         for name, path in inputs.items():
             commands[f"baseline/{name}"] = [python, "-c", BASELINE_TREE if path.is_dir() else BASELINE, str(path)]
@@ -206,6 +219,7 @@ def corpus_main(args: argparse.Namespace) -> None:
         heavy = {name: crd_share(path) >= 0.5 for name, path in inputs.items()}
         load_before = load_average()
         results = measure(commands, args.runs)
+        unchanged(root / "wavegen", stamp)
 
     def seconds(side: str, name: str) -> float:
         return results[f"{side}/{name}"].seconds
@@ -319,7 +333,8 @@ def main() -> None:
             this_tree = Path(__file__).resolve().parent.parent
         before_dir = export_revision(args.before, Path(tmp, "before"))
         compile_bytecode(python, before_dir / "wavegen")
-        compile_bytecode(python, Path(__file__).resolve().parent.parent / "wavegen")
+        this_package = Path(__file__).resolve().parent.parent / "wavegen"
+        stamp = compile_bytecode(python, this_package)
         cases = [
             Case("workloads", Path(tmp, "workloads.yaml"), 0.5),
             Case("crds", Path(tmp, "crds.yaml"), 0.35),
@@ -352,6 +367,7 @@ def main() -> None:
         sizes = {case.name: case.path.stat().st_size for case in cases}
         load_before = load_average()
         results = measure(commands, args.runs)
+        unchanged(this_package, stamp)
 
     def seconds(side: str, case: str) -> float:
         return results[f"{side}/{case}"].seconds
