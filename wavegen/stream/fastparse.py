@@ -503,33 +503,26 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     return "".join(folded), j + 1
 
 
-# A quoted scalar on one line (its brackets are text, not structure; see _open_brackets).
+# A quoted scalar on one line (its brackets are text, not structure; see _flow_part).
 _QUOTED_ON_LINE = r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*'"""
 
 
-def _open_brackets(text: str) -> int:
-    """How many brackets a line of a flow collection opens, less those it closes; quoted scalars
-    must close on the line, and no tab or quote is left outside them (else _Bail). (A comment
-    may hold brackets too: the tokenizer refuses the joined lines for its "#".)"""
-    if '"' in text or "'" in text:
-        text = re.sub(_QUOTED_ON_LINE, "x", text)  # compiled once, when first needed (re caches it)
-        if '"' in text or "'" in text:
-            raise _Bail  # a quoted scalar over lines, or a quote inside a plain one: left to libyaml
-    if "\t" in text:
-        raise _Bail
-    return text.count("[") + text.count("{") - text.count("]") - text.count("}")
-
-
-def _without_comment(text: str) -> str:
+def _flow_part(text: str) -> tuple[str, int]:
     """A line of a flow collection without its comment (a "#" first, or after a space, outside
-    quoted scalars) and the spaces before it."""
-    if "#" in text:
+    quoted scalars) and the spaces before it, and how many brackets it opens less those it
+    closes. Quoted scalars must close on the line, and no tab or quote is left outside them
+    (else _Bail: a quoted scalar over lines, or a quote inside a plain one, is left to libyaml)."""
+    outside = text
+    if '"' in text or "'" in text:
         # Quoted scalars masked, same length (compiled once, when first needed: re caches it).
         outside = re.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
+    if "#" in outside:
         cut = 0 if outside[0] == "#" else outside.find(" #")
         if cut >= 0:
-            text = text[:cut]
-    return text.rstrip(" ")
+            text, outside = text[:cut], outside[:cut]
+    if '"' in outside or "'" in outside or "\t" in outside:
+        raise _Bail
+    return text.rstrip(" "), outside.count("[") + outside.count("{") - outside.count("]") - outside.count("}")
 
 
 def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[Any, int]:
@@ -541,22 +534,23 @@ def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[An
     "}" or ",": no scalar runs over a break (an implicit key may not, a plain value may but is
     left to libyaml with the rest). Comments, and lines empty or of a comment alone after "[",
     "{" or "," (tekton's controller writes its arguments so), are left out, as libyaml skips them."""
-    first = _without_comment(rest)
-    depth = _open_brackets(first)
+    first, depth = _flow_part(rest)
     parts = [first]
     count = len(lines)
     j = i + 1
     while depth > 0:
         if j >= count:
             raise _Bail
-        content = _without_comment(lines[j].lstrip(" "))
-        if not content or parts[-1][-1] not in "[{,":
-            if not content and parts[-1][-1] in "[{,":
-                j += 1
-                continue
-            if not content or content[0] not in "]},":
-                raise _Bail  # the break is inside a scalar, or between a key and its ":"
-        depth += _open_brackets(content)
+        content, opened = _flow_part(lines[j].lstrip(" "))
+        between = parts[-1][-1] in "[{,"  # the break follows a bracket or a comma
+        if not content:
+            if not between:
+                raise _Bail  # an empty line inside a scalar (libyaml folds it in)
+            j += 1
+            continue
+        if not between and content[0] not in "]},":
+            raise _Bail  # the break is inside a scalar, or between a key and its ":"
+        depth += opened
         parts.append(content)
         j += 1
     if depth or j == i + 1:
@@ -592,13 +586,16 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
     return _resolve_plain(value), end_line + 1
 
 
+def _after_str_tag(rest: str) -> str:
+    """What follows a ``!!str`` tag and its spaces ("" for any other tag, or nothing after it)."""
+    return rest[6:].lstrip(" ") if rest[:6] == "!!str " else ""
+
+
 def _str_tagged(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, int]:
     """A scalar after the ``!!str`` tag, which charts write to keep a number a string
     (``value: !!str 9288``): a plain scalar's text unresolved, or a quoted scalar on its line.
     Other tags, and a tag on anything else, are left to libyaml."""
-    if rest[:6] != "!!str ":
-        raise _Bail
-    value = rest[6:].lstrip(" ")
+    value = _after_str_tag(rest)
     if not value:
         raise _Bail
     if value[0] in "\"'":
@@ -804,6 +801,14 @@ _PLAIN_KEY = r"(?:[A-Za-z0-9_./$()+;<=\\^~]|-(?=[!-~]))(?:[!-9;-~]++|:(?=[!-~])|
 _ANY_KEY_ROW = rf"( *+)(?:-( ++))?(?:({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z))?(.*+)"
 # What such a key may start with (a comment, a flow collection or a quoted key never needs the pattern).
 _PLAIN_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$()+;<=\\^~-")
+
+
+def _may_hold_plain_key(text: str) -> bool:
+    """Whether text (a line's rest where the usual key was not found) may start with a plain key
+    the wider pattern finds: it starts as one may, and a ": " or a ":" last is in it."""
+    return text[:1] in _PLAIN_KEY_FIRST and (": " in text or text[-1] == ":")
+
+
 # A row: the indentation's width, the dash's spaces, the key, the rest, the row's shape, and
 # the value of a _PLAIN rest. Shapes: _BLANK (nothing, or a comment), _SCALAR (a scalar line
 # of its own), _BAD_KEY (a key outside the subset), or, after a dash or a key, _EMPTY
@@ -854,7 +859,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             return column, dash, key, rest, _PLAIN, _plain_value(rest, plains)
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
-        if not key and (": " in rest or rest[-1:] == ":") and rest[0] in _PLAIN_KEY_FIRST:
+        if not key and _may_hold_plain_key(rest):
             spaces, dash, key, rest = re.fullmatch(_ANY_KEY_ROW, line, re.S).groups("")  # type: ignore[union-attr]
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
@@ -1169,18 +1174,18 @@ def _readable_lines(text: str) -> list[str] | None:
     line moves no column the splicer uses)."""
     if text.startswith("%"):
         return None
-    open_end = spaces_end = not text.endswith("\n")
-    if open_end:
+    ending: type[list[str]] = list  # or how the document ends without a line break
+    if not text.endswith("\n"):
         cut = text.rfind("\n") + 1
         last = text[cut:]
         if last.startswith("..."):
             return None  # left to libyaml: rules of its own at the end of a stream
         if last.strip(" "):
-            spaces_end = False
+            ending = _OpenEnd
             text += "\n"
         else:
-            open_end = False
-            text = text[:cut]  # see _SpacesEnd
+            ending = _SpacesEnd
+            text = text[:cut]
     document = document_text(text)
     if document is None or _unreadable(document):
         if "\r\n" not in text:
@@ -1191,7 +1196,7 @@ def _readable_lines(text: str) -> list[str] | None:
             return None  # a CR alone, say (a line break too, to libyaml)
     lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
-    return _OpenEnd(lines) if open_end else _SpacesEnd(lines) if spaces_end else lines
+    return lines if ending is list else ending(lines)
 
 
 def _lf_only(text: str) -> str:
@@ -1302,7 +1307,7 @@ def _check_value(rest: str) -> int:
             return _V_FLOW  # maybe one over lines: _flow_over_lines reads it, or refuses it
         return _V_DONE
     if first == "!":  # "!!str 9288", as _str_tagged reads it (a continuation line is left to libyaml)
-        tagged = _check_value(rest[6:].lstrip(" ")) if rest[:6] == "!!str " else _V_OTHER
+        tagged = _check_value(_after_str_tag(rest))
         return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER
     return _V_PLAIN if _plain_line(rest) else _V_OTHER
 
@@ -1342,7 +1347,7 @@ def _check_row(line: str) -> CheckRow:
             rest = match.group(3)
     else:
         match = _KEY_LINE.match(content)  # no indentation left: the key starts the content
-        if match is None and (": " in content or content[-1] == ":") and content[0] in _PLAIN_KEY_FIRST:
+        if match is None and _may_hold_plain_key(content):
             match = re.match(_ANY_KEY_LINE, content)
         if match is not None:
             if match.end(2) > _MAX_KEY:
