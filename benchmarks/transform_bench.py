@@ -123,7 +123,8 @@ def compile_bytecode(python: str, package: Path) -> tuple[tuple[str, int, int], 
 
 def sources_stamp(package: Path) -> tuple[tuple[str, int, int], ...]:
     """Each source file's name, size and modification time."""
-    return tuple(sorted((str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in package.rglob("*.py")))
+    stats = ((str(path), path.stat()) for path in package.rglob("*.py"))
+    return tuple(sorted((name, stat.st_size, stat.st_mtime_ns) for name, stat in stats))
 
 
 def unchanged(package: Path, stamp: tuple[tuple[str, int, int], ...]) -> None:
