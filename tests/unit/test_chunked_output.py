@@ -193,9 +193,9 @@ def test_the_decoded_text_is_not_kept_once_cut_into_pieces(monkeypatch: pytest.M
     """While documents are read, only their pieces are alive, not the whole text too (one input's size less at the peak)."""
     texts: list[str] = []
     counts: list[int] = []
-    real_split, real_relevant = engine.split_stream, engine.Engine._relevant
+    real_split, real_relevant = engine.split_marked, engine.Engine._relevant
 
-    def split_stream(text: str) -> list[Piece]:
+    def split_marked(text: str) -> tuple[list[Piece], bool]:
         texts.append(text)
         return real_split(text)
 
@@ -203,7 +203,7 @@ def test_the_decoded_text_is_not_kept_once_cut_into_pieces(monkeypatch: pytest.M
         counts.append(sys.getrefcount(texts[0]))
         return real_relevant(self, piece)
 
-    monkeypatch.setattr(engine, "split_stream", split_stream)
+    monkeypatch.setattr(engine, "split_marked", split_marked)
     monkeypatch.setattr(engine.Engine, "_relevant", relevant)
     result = run(handed_over([InputDocument("bundle.yaml", workload_bundle(5).encode())]), Options())
     assert result.outputs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -13,7 +14,7 @@ from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
 from wavegen.stream import splice
 from wavegen.stream.engine import InputDocument, run
-from wavegen.stream.split import split_stream
+from wavegen.stream.split import split_marked, split_stream
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n"
 
@@ -152,6 +153,41 @@ def test_optional_absent_reference_is_fine_and_recorded() -> None:
     result = run([InputDocument("in.yaml", (CM + "---\n" + spec).encode())], Options())
     assert result.findings == []
     assert annotations(result.outputs[0].decode())["wavegen.io/unhashed-refs"] == "Secret/maybe"
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        # The second "..." starts right after the line the first one ends: as one search through
+        # the text finds them, it is no cut of its own (libyaml reads both as ends alike).
+        ("a: 1\n...\n...\nb: 2\n", ["a: 1\n...\n", "...\nb: 2\n"]),
+        ("...\n...\na: 1\n", ["...\n", "...\n", "a: 1\n"]),
+        ("a: 1\n... # end\r\n---\nb: 2\n", ["a: 1\n... # end\r\n", "---\nb: 2\n"]),
+        ("a: 1\n...x\n---x\n--- \n", ["a: 1\n...x\n---x\n", "--- \n"]),
+    ],
+)
+def test_end_markers_cut_after_their_line(text: str, pieces: list[str]) -> None:
+    assert [p.text for p in split_stream(text)] == pieces
+
+
+_STREAM_LINES = st.sampled_from(
+    ["---", "--- # c", "---x", "...", "... # c", "...x", "%YAML 1.1", "%TAG ! x", "a: 50%", "- b", "", " ", "# c", "%"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_STREAM_LINES, st.sampled_from(["\n", "\r\n"])), max_size=10), st.booleans())
+def test_split_marks_directives_and_reassembles(lines: list[tuple[str, str]], last_break: bool) -> None:
+    text = "".join(line + brk for line, brk in lines)
+    if not last_break:
+        text = text.removesuffix("\r\n").removesuffix("\n")
+    pieces, directives = split_marked(text)
+    assert "".join(p.text for p in pieces) == text
+    assert directives == (text.startswith("%") or "\n%" in text)
+    for before, piece in itertools.pairwise(pieces):
+        opens = piece.text.startswith(("---\n", "--- ", "---\r")) or piece.text == "---" or piece.text.startswith("%")
+        ended = before.text.rstrip("\r\n").rsplit("\n", 1)[-1].startswith("...")
+        assert opens or ended, (before.text, piece.text)
 
 
 def test_namespace_flag_is_the_default_namespace() -> None:

@@ -15,7 +15,7 @@ from ..core.record import Record
 from ..errors import WavegenError
 from . import fastparse
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
-from .split import BOM, Piece, check_line_breaks, line_starts, split_stream
+from .split import BOM, Piece, check_line_breaks, line_starts, split_marked
 from .tree import is_mapping, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
@@ -62,12 +62,6 @@ PASSED_THROUGH_SHARE = 4
 # What a child's part costs beyond reading it (pickling its results here, loading them there),
 # as a share of reading it.
 CHILD_OVERHEAD = 0.15
-# Directives make a document's meaning depend on where the stream is cut, and so does what
-# follows a "..." end marker but a "---" (a bare document); a BOM may restart a stream. With
-# none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
-# piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
-# last there) is read as its document's end (fastparse.document_text).
-_DIRECTIVE = "\n%"
 # No single Kubernetes object comes near this (etcd stores at most ~1.5 MiB); parsing a
 # document this large would take seconds and gigabytes, so it is refused unread.
 MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
@@ -419,8 +413,8 @@ class Engine:
         not hold it either (see run)."""
         text = held.pop()
         check_line_breaks(text, name)
-        pieces = split_stream(text)
-        context_free = _context_free(text, pieces)
+        pieces, directives = split_marked(text)
+        context_free = _context_free(text, pieces, directives)
         size = len(text)
         del text
         file_index = len(self.files)
@@ -803,10 +797,15 @@ class Engine:
         return outputs, fallbacks
 
 
-def _context_free(text: str, pieces: list[Piece]) -> bool:
-    """Whether each piece of text means alone what it means in the stream (see _DIRECTIVE)."""
-    # "%" first: str's search for "\n%" looks at every line break (1.2 ms in kueue's 1.7 MB).
-    if text.startswith(("%", "...")) or "\ufeff" in text or ("%" in text and _DIRECTIVE in text):
+def _context_free(text: str, pieces: list[Piece], directives: bool) -> bool:
+    """Whether each piece of text means alone what it means in the stream (``directives``:
+    whether a line starts with "%", as split_marked found)."""
+    # Directives make a document's meaning depend on where the stream is cut, and so does what
+    # follows a "..." end marker but a "---" (a bare document); a BOM may restart a stream. With
+    # none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
+    # piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
+    # last there) is read as its document's end (fastparse.document_text).
+    if text.startswith(("%", "...")) or "\ufeff" in text or directives:
         return False
     # split_stream cuts after every end marker, so a piece but the first that does not start
     # with "---" follows one: there, until the next "---", comments and blank lines only (no

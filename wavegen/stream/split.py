@@ -20,8 +20,11 @@ LINE_BREAK = "\r\n|[\r\n\x85\u2028\u2029]"
 _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
 # Markers are searched as "\n---" rather than "^---" with re.M: a literal prefix
 # lets the regex engine skip ahead, which is several times faster on big streams;
-# a marker on the very first line is checked separately.
-_DOC_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)")
+# a marker on the very first line is checked separately. One search finds the lines
+# that may start a document, end one or hold a directive: a search of their own for
+# "\n%" or "..." each cost about as much as this one on a big chart (CRD descriptions
+# hold "%" and "." everywhere).
+_MARK = re.compile(r"\n(?:(?:---|\.\.\.)(?=[ \t\r\n]|\Z)|%)")
 _DOC_END = r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DOC_END_FIRST = r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DIRECTIVE_LINE = r"^%[^\r\n]*\r?\n\Z"
@@ -117,11 +120,25 @@ def check_line_breaks(text: str, file: str) -> None:
 
 def split_stream(text: str) -> list[Piece]:
     """Split at document markers; a ``---`` line starts a piece, a ``...`` line ends one."""
+    return split_marked(text)[0]
+
+
+def split_marked(text: str) -> tuple[list[Piece], bool]:
+    """split_stream, and whether a line of the text starts with "%" (a directive, maybe)."""
     cuts = {0, len(text)}
-    starts = [m.start() + 1 for m in _DOC_START.finditer(text)]
+    starts: list[int] = []
+    ends: list[int] = []
     # Directives (%YAML, %TAG) belong to the document they precede (most streams have none).
-    # "%" first: a search for "\n%" tries every line break (1.3 ms in a 1.7 MB chart), "%" is rare.
-    has_directives = text.startswith("%") or ("%" in text and "\n%" in text)
+    has_directives = text.startswith("%")
+    for mark in _MARK.finditer(text):
+        at = mark.start() + 1
+        first = text[at]
+        if first == "-":
+            starts.append(at)
+        elif first == ".":
+            ends.append(at)
+        else:
+            has_directives = True
     for cut in starts:
         while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
@@ -130,8 +147,17 @@ def split_stream(text: str) -> list[Piece]:
             else:
                 break
         cuts.add(cut)
-    if "..." in text:  # end markers: most streams have none
-        cuts.update(m.end() for m in re.finditer(_DOC_END, text))
+    # End markers (most streams have none): the cut follows the marker's line. As one search
+    # through the text would, a marker whose "\n" ends the line of the one before is skipped.
+    taken = 0
+    for at in ends:
+        if at - 1 < taken:
+            continue
+        marker = re.compile(_DOC_END).match(text, at - 1)
+        if marker is not None:
+            taken = marker.end()
+            cuts.add(taken)
+    if text.startswith("..."):
         first_end = re.match(_DOC_END_FIRST, text)
         if first_end:
             cuts.add(first_end.end())
@@ -145,4 +171,4 @@ def split_stream(text: str) -> list[Piece]:
         line += len(re.findall(LINE_BREAK, chunk)) if exotic else chunk.count("\n")
     if not pieces:
         pieces.append(Piece("", 0, 1))
-    return pieces
+    return pieces, has_directives
