@@ -499,8 +499,17 @@ def test_the_reader_keeps_to_the_depth_limit() -> None:
     assert fastparse.parse(_nested_configmap(MAX_DEPTH).decode()) is None
 
 
+# Line breaks, markers, and characters near those the screen looks for, as Latin-1 and UTF-8
+# text holds them (an en dash and a quote make descriptions UTF-8).
+_SCREENED_CHARACTERS = "a: -\n.%\t\xa0\x9f\x85\xe9\xb5\u2013\u2019\u2028\u2029\u2030\ufeff\ufffd\ufffe\uffff\ud800\udfff\x7f\x00"
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.characters(max_codepoint=0x250, blacklist_categories=["Cs"])) | st.text())
+@given(
+    st.text(alphabet=st.characters(max_codepoint=0x250, blacklist_categories=["Cs"]))
+    | st.text()
+    | st.text(alphabet=st.sampled_from(list(_SCREENED_CHARACTERS)))
+)
 @example("a: b\n...\n")
 @example("a: b\n%x\n")
 @example("a: b\n---x\n")
@@ -509,8 +518,16 @@ def test_the_reader_keeps_to_the_depth_limit() -> None:
 @example("a: \x7f\n")
 @example("a: é\x85\n")
 @example("a: b\n")
+@example("a: \u2013\ud800\n")
+@example("a: \u2019\ufffe\n")
+@example("a: \xa0\uffff\n")
+@example("a: \u2027\u2028\n")
+@example("a: \ufeff\n")
+@example("a: \xc2\x9f\n")
+@example("a: \U0001f600\x7f\n")
+@example("a: é\n...\n")
 def test_the_character_screen_equals_a_search_for_each_part(text: str) -> None:
-    """One C pass over an ASCII document finds what a search for each part and the pattern find."""
+    """One C pass over a document (Latin-1 or UTF-8) finds what a search for each part and the pattern find."""
     expected = any(part in text for part in fastparse._UNREAD) or re.search(fastparse._NOT_PRINTABLE, text) is not None
     assert fastparse._unreadable(text) is expected
 
