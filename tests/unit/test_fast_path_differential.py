@@ -162,6 +162,41 @@ def test_the_reader_takes_the_keys_and_tags_of_real_manifests() -> None:
     assert_same(("---\n" + REAL_KEYS_AND_TAGS).encode())
 
 
+# Block scalars with no content, as a template that rendered nothing leaves them: libyaml reads
+# "" whatever the chomping, and the next line goes on as the parent's (or an outer block's).
+EMPTY_BLOCK_SCALARS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  annotations:
+    note: |-
+data:
+  a: |
+  b: >+
+# a comment at column 0
+  c: |-
+  d: x
+  list:
+  - |
+  - e: >-
+    f: |
+  g: |"""
+
+
+def test_empty_block_scalars_are_read_and_checked() -> None:
+    read = fastparse.parse(EMPTY_BLOCK_SCALARS)
+    assert read is not None and read[0] == yaml.load(EMPTY_BLOCK_SCALARS, Loader=yaml.CSafeLoader)
+    assert read[0]["data"]["list"] == ["", {"e": "", "f": ""}] and read[0]["data"]["g"] == ""
+    assert fastparse.check_passed_through(EMPTY_BLOCK_SCALARS.replace("kind: ConfigMap", "kind: Service"))
+    assert_same(("---\n" + EMPTY_BLOCK_SCALARS + "\n").encode())
+    # left to libyaml: blank lines before the next key (a kept one reads them), a tab where
+    # libyaml looks for the indentation (it refuses it), an indentation indicator
+    for other in ("  a: |+\n\n  b: 1\n", "  a: |\n  \tb: 1\n", "  a: |2\n  b: 1\n"):
+        text = "kind: ConfigMap\ndata:\n" + other
+        assert fastparse.parse(text) is None and not fastparse.check_passed_through(text.replace("ConfigMap", "Service"))
+
+
 def test_a_quoted_key_past_libyamls_length_limit_is_refused_on_both_paths() -> None:
     """libyaml's 1024 characters for a simple key count a single-quoted key as written ("''" as
     two): the reader once measured the key's value and read what libyaml refuses."""
@@ -344,6 +379,9 @@ TEMPLATE_METADATA = st.sampled_from(
         "{pad}metadata:\n{pad}  annotations:\n{pad}    list:\n{pad}    - x\n",
         "{pad}metadata:\n{pad}  labels: {{app: a,\n{pad}    tier: b}}\n{pad}  annotations:\n{pad}    z: z\n",
         "{pad}metadata:\n{pad}  annotations: {{a: b,\n{pad}  c: d\n{pad}  }}\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    empty: |-\n{pad}    other: x\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: |\n",
+        "{pad}metadata:\n{pad}  labels:\n{pad}    a: >+\n{pad}  annotations:\n{pad}    z: |\n",
     ]
 )
 TEMPLATE_SPEC = st.sampled_from(
@@ -585,7 +623,7 @@ def _block_scalar_lines(draw: st.DrawFn, pad: str) -> list[str]:
     lines = draw(
         st.lists(
             st.sampled_from(["x", "x y", "", "  more", "# z", "a: b", "- item", "   ", "long text", "\tx", "a\tb", "\t", " \t"]),
-            min_size=1,
+            min_size=0,  # none: an empty scalar (a template that rendered no text)
             max_size=5,
         )
     )

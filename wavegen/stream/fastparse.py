@@ -647,6 +647,14 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     chomping = match.group(3) or match.group(4)
     count = len(lines)
     j = i + 1
+    if not explicit:
+        following = lines[j] if j < count else ""
+        content = following.lstrip(" ")
+        if j == count or (content and len(following) - len(content) <= indent):
+            # Nothing more indented follows (a template that rendered no text): libyaml reads
+            # "", whatever the chomping, and the line after the header goes on as its own (a
+            # tab after its indentation, which libyaml refuses here, the row splitters refuse).
+            return "", j
     if explicit:
         block = indent + int(explicit)
     elif j < count and lines[j][:1] == " " and lines[j].strip(" "):
@@ -1407,8 +1415,10 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
         # an indentation indicator, or no content right away: read as the reader reads it
         return _block_scalar(lines, rest, i, parent)[1]
     block = len(first) - len(content)
-    if block <= parent or content[0] == "\t":
+    if content[0] == "\t":
         raise _Bail  # (libyaml refuses a tab where it looks for the indentation)
+    if block <= parent:
+        return j  # an empty scalar, as _block_scalar reads it: the line after the header is not its
     # Its lines: those at its column or right of it, and those of spaces alone (libyaml takes
     # any of them, but for a value the reader would have to fold); a line short of its
     # column ends it, and the caller's rules then take or refuse that line.
