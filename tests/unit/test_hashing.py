@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+from pathlib import Path
 
 import pytest
 
 from wavegen.core.hashing import canonical_bytes, config_hash
 from wavegen.core.model import TypedScalar
 from wavegen.core.plan import Options
-from wavegen.core.sources import SourceError, config_source
+from wavegen.core.sources import SourceError, _sent_as_string, config_source
+from wavegen.errors import WavegenError
 from wavegen.stream.engine import InputDocument, run
+from wavegen.stream.resolver import BOOL_TAG, NULL_TAG, STR_TAG, implicit_tag
 
 # The README's worked example; the digest was computed with printf | sha256sum.
 README_DIGEST = "952fd5929b91f15d5d0e5c9092180ce4fa025180b1a43bd461f4df8b72a1a005"
@@ -91,10 +95,11 @@ INT = "tag:yaml.org,2002:int"
 
 @pytest.mark.parametrize(
     ("written", "stored"),
-    [("5432", "5432"), ("0", "0"), ("-1", "-1"), ("0x1538", None), ("010", None), ("1_000", None), ("1:20", None)],
+    [("5432", "5432"), ("0", "0"), ("-1", "-1"), ("0x1538", None), ("010", None), ("1_000", None), ("1:20", "1:20")],
 )
 def test_a_data_key_written_as_a_decimal_integer_is_stored_as_its_digits(written: str, stored: str | None) -> None:
-    """As kubectl's YAML-to-JSON conversion stores ingress-nginx's tcp-services keys; other spellings are refused."""
+    """As kubectl's YAML-to-JSON conversion stores ingress-nginx's tcp-services keys; a base-60 one
+    (no number to go-yaml) as written; other spellings are refused."""
     body = {"data": {TypedScalar(INT, written): "ns/svc:5432"}}
     if stored is None:
         with pytest.raises(SourceError, match="non-string key"):
@@ -164,3 +169,59 @@ def test_the_builtin_sha256_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -
     for value in range(100):
         hashing.sha256_hex(str(value).encode())
     assert len([name for name in imports if name.startswith("_sha")]) <= 2
+
+
+# What sigs.k8s.io/yaml (kubectl, helm, Argo CD) sends for plain scalars YAML 1.1 reads as no
+# string: recorded by tests/vectors/go_yaml_scalars (tests/integration/test_go_yaml_scalars.py
+# runs it again against the module proxy's sigs.k8s.io/yaml).
+GO_YAML = Path(__file__).resolve().parents[1] / "vectors" / "go_yaml_scalars"
+
+
+def go_yaml_answers() -> list[tuple[str, object]]:
+    scalars = [json.loads(line) for line in (GO_YAML / "scalars.txt").read_text().splitlines()]
+    answers = [json.loads(line) for line in (GO_YAML / "answers.jsonl").read_text().splitlines()]
+    assert len(scalars) == len(answers) > 70
+    return [(scalar, answer.get("v", answer)) for scalar, answer in zip(scalars, answers, strict=True)]
+
+
+@pytest.mark.parametrize(("scalar", "sent"), go_yaml_answers())
+def test_scalars_yaml_reads_as_no_string_are_sent_as_sigs_k8s_io_yaml_sends_them(scalar: str, sent: object) -> None:
+    tag = implicit_tag(scalar)
+    assert tag not in (STR_TAG, NULL_TAG, BOOL_TAG), scalar  # the vectors are of the scalars the question is about
+    expected = sent if isinstance(sent, str) else None
+    assert _sent_as_string(TypedScalar(tag, scalar)) == expected
+
+
+GO_YAML_STRINGS = "  start: 12:30\n  released: 2024-01-15\n  stamp: 2001-12-14 21:59:43.10 -5\n  op: =\n  2024-01-15: noon\n"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_data_go_yaml_reads_as_strings_gets_the_hash_of_the_quoted_strings(fast: bool) -> None:
+    """Times, dates and "=", as values and keys: kubectl sends them as strings, the API server stores them so."""
+    bundle = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\nDATA---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n"
+        "  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n"
+        "        - configMapRef:\n            name: app\n"
+    )
+
+    def hash_of(data: str) -> str:
+        result = run([InputDocument("b.yaml", bundle.replace("DATA", data).encode())], Options(), fast=fast)
+        assert not result.has_errors, result.findings
+        text = "".join(result.files[0].chunks)
+        return next(line for line in text.splitlines() if "config-hash" in line)
+
+    quoted = "".join(f'  "{k}": "{v}"\n' for k, v in (line.strip().split(": ", 1) for line in GO_YAML_STRINGS.splitlines()))
+    assert hash_of(GO_YAML_STRINGS) == hash_of(quoted) != hash_of(quoted.replace("12:30", "12:31"))
+
+
+@pytest.mark.parametrize(("data", "pattern"), [("  port: 8080\n", "not a string"), ("  <<: x\n", "merge key")])
+def test_what_kubectl_sends_as_no_string_is_still_refused(data: str, pattern: str) -> None:
+    bundle = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n{data}"
+    for fast in (True, False):
+        try:
+            result = run([InputDocument("b.yaml", bundle.encode())], Options(), fast=fast)
+        except WavegenError as err:  # a document libyaml's path cannot build
+            assert pattern in str(err)
+        else:  # ConfigMap content the API server rejects: a finding
+            assert result.has_errors and any(pattern in finding.message for finding in result.findings)

@@ -372,9 +372,13 @@ def to_python(root: Node, may_have_anchors: bool = True) -> Converted:
                 sources = merge_node.value if isinstance(merge_node, SequenceNode) else [merge_node]
                 for source in sources:
                     merged = convert(source)
-                    if isinstance(merged, dict):
-                        for mk, mv in merged.items():
-                            mapping.setdefault(mk, mv)
+                    if not isinstance(merged, dict):
+                        # PyYAML and go-yaml (kubectl, helm, Argo CD) refuse it too.
+                        raise WavegenError(
+                            "a merge key ('<<') takes a mapping or a list of mappings", line=source.start_mark.line + 1
+                        )
+                    for mk, mv in merged.items():
+                        mapping.setdefault(mk, mv)
             return mapping
         raise WavegenError(f"unsupported YAML node {type(node).__name__}")  # pragma: no cover
 
