@@ -215,7 +215,10 @@ def test_data_go_yaml_reads_as_strings_gets_the_hash_of_the_quoted_strings(fast:
     assert hash_of(GO_YAML_STRINGS) == hash_of(quoted) != hash_of(quoted.replace("12:30", "12:31"))
 
 
-@pytest.mark.parametrize(("data", "pattern"), [("  port: 8080\n", "not a string"), ("  <<: x\n", "merge key")])
+@pytest.mark.parametrize(
+    ("data", "pattern"),
+    [("  port: 8080\n", "not a string"), ("  <<: x\n", "merge key"), ("  k: !!int 2\n    more\n", "not a string")],
+)
 def test_what_kubectl_sends_as_no_string_is_still_refused(data: str, pattern: str) -> None:
     bundle = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n{data}"
     for fast in (True, False):

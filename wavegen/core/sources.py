@@ -55,18 +55,21 @@ def _sent_as_string(scalar: TypedScalar) -> str | None:
         return text  # go-yaml parses ".5_5" as Go does, where a "_" stands between two digits
     plain = text.replace("_", "")
     unsigned = plain.lstrip("+-")
-    if unsigned[:2] in ("0x", "0b"):
-        digits = unsigned[2:]
-        if not digits:
-            return text  # "0x_": no number to go-yaml
-        magnitude = int(digits, 16 if unsigned[1] == "x" else 2)
-        # Unsigned, it must fit a uint64; signed, an int64.
-        fits = magnitude < (1 << 64) if plain[0] == "0" else magnitude <= (1 << 63) - (plain[0] == "+")
-        return None if fits else text
-    if "inf" in plain.lower() or "nan" in plain.lower():
-        return None  # ".inf", ".nan": go-yaml's floats too
-    # Past float64's range go-yaml's number parsers fail, and it keeps the text.
-    return text if abs(float(plain)) == float("inf") else None
+    try:
+        if unsigned[:2] in ("0x", "0b"):
+            digits = unsigned[2:]
+            if not digits:
+                return text  # "0x_": no number to go-yaml
+            magnitude = int(digits, 16 if unsigned[1] == "x" else 2)
+            # Unsigned, it must fit a uint64; signed, an int64.
+            fits = magnitude < (1 << 64) if plain[0] == "0" else magnitude <= (1 << 63) - (plain[0] == "+")
+            return None if fits else text
+        if "inf" in plain.lower() or "nan" in plain.lower():
+            return None  # ".inf", ".nan": go-yaml's floats too
+        # Past float64's range go-yaml's number parsers fail, and it keeps the text.
+        return text if abs(float(plain)) == float("inf") else None
+    except ValueError:
+        return None  # an explicit !!int or !!float on text that is no number: go-yaml refuses it too
 
 
 def _underscores(text: str) -> list[int]:
