@@ -1316,6 +1316,35 @@ def test_unread_flows_are_read_when_the_reader_can(args: str, libyaml_checks: bo
     assert_same(data.replace(b"]\n", b"\n"))  # unclosed: declined by the reader, refused by libyaml
 
 
+@pytest.mark.parametrize(
+    "flow", ["{}", "[]", "{ }", "[ ]", "[a, b, ]", "{a: b, }", '["get",]', "[a , ]", "[,]", "[a,,]", "{,}", "[ , ]"]
+)
+def test_empty_flows_and_a_trailing_comma_need_no_tokenizer(flow: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """helm's charts write "resources: {}" everywhere, prettier a trailing comma: read by splitting
+    at commas, as libyaml reads them; a flow libyaml refuses is still left to the tokenizer."""
+    try:
+        expected: Any = yaml.load(f"v: {flow}", Loader=yaml.CSafeLoader)["v"]
+    except yaml.YAMLError:
+        expected = None
+
+    def no_tokens(text: str) -> Any:
+        raise AssertionError(f"tokenized {text!r}")
+
+    monkeypatch.setattr(fastparse, "_flow_tokens", no_tokens)
+    if expected is None:
+        with pytest.raises(AssertionError, match="tokenized"):
+            fastparse._flow_line(flow, 4)
+    else:
+        assert fastparse._flow_line(flow, 4) == expected
+
+
+def test_a_flow_not_closed_on_its_line_is_declined_without_the_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fastparse, "_flow_tokens", lambda text: pytest.fail(f"tokenized {text!r}"))
+    for opened in ("[", '["a", "b",', "{a: 'x, y',"):
+        with pytest.raises(fastparse._Bail):
+            fastparse._flow_line(opened, 4)
+
+
 # A pod template whose annotation is quoted over lines that sit at the annotations' column (the
 # second looks like a key there), beside a ConfigMap present and one absent (a finding to place).
 LOOSE_QUOTED_TEMPLATE = (

@@ -73,8 +73,9 @@ _UNREAD_LINES = re.compile("|".join(re.escape(part) for part in _UNREAD if len(p
 # for (0xC2: C1 controls and NEL; 0xE2: LS, PS; 0xEF: BOM, U+FFFE, U+FFFF). UTF-8 never
 # writes a character's first byte inside another character.
 _READ_UTF8 = bytes((9, 10, *range(32, 127), *(b for b in range(128, 256) if b not in b"\xc2\xe2\xef")))
-# Those characters, as UTF-8 (searched for only when their first bytes are there).
-_UNREAD_UTF8 = rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef(?:\xbb\xbf|\xbf[\xbe\xbf])"
+# Those characters as UTF-8, by first byte (looked for only where that byte is).
+_C1_UTF8 = rb"\xc2[\x80-\x9f]"  # C1 controls and NEL
+_UNREAD_UTF8 = {0xE2: (b"\xe2\x80\xa8", b"\xe2\x80\xa9"), 0xEF: (b"\xef\xbb\xbf", b"\xef\xbf\xbe", b"\xef\xbf\xbf")}
 
 
 def _unreadable(text: str) -> bool:
@@ -93,8 +94,14 @@ def _unreadable(text: str) -> bool:
     except UnicodeEncodeError:
         return True  # a surrogate
     left = data.translate(None, _READ_UTF8)
-    if left and (left.translate(None, b"\xc2\xe2\xef") or re.search(_UNREAD_UTF8, data) is not None):
-        return True
+    if left:
+        if left.translate(None, b"\xc2\xe2\xef"):
+            return True  # a control character
+        for first, characters in _UNREAD_UTF8.items():
+            if first in left and any(character in data for character in characters):
+                return True
+        if 0xC2 in left and re.search(_C1_UTF8, data) is not None:
+            return True
     return _UNREAD_LINES.search(text) is not None
 
 
@@ -389,6 +396,8 @@ def _flow_collection(text: str, tokens: list[_Token], index: int, depth: int, li
 def _flow(text: str, limit: int = _FLOW_DEPTH) -> tuple[Any, int]:
     """A flow collection that opens at text's start and closes on the same line, nesting at most
     ``limit`` levels; its value and where it ends."""
+    if "]" not in text and "}" not in text:
+        raise _Bail  # it cannot close on this line (it goes on over lines, say): as _flow_tokens finds
     tokens, end = _flow_tokens(text)
     value, _ = _flow_collection(text, tokens, 0, 1, limit)
     return value, end
@@ -425,7 +434,13 @@ def _flat_flow(rest: str) -> Any:
     tail = rest[close + 1 :]
     if tail and tail.strip(" "):
         return _UNSEEN  # a comment or more after it: the tokenizer decides
+    if not inner.strip(" "):
+        # "{}", "[ ]": empty (helm's charts write "resources: {}" everywhere), as the tokenizer
+        # reads them, whose pattern is then never compiled in most runs.
+        return {} if rest[0] == "{" else []
     parts = inner.split(",")
+    if len(parts) > 1 and not parts[-1].strip(" "):
+        del parts[-1]  # "[a, b, ]": a comma may end the collection (prettier's style over lines)
     if rest[0] == "[":
         items = [_flat_item(part.strip(" ")) for part in parts]
         return _UNSEEN if _UNSEEN in items else items
@@ -894,7 +909,8 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
             _HEADS[line[:cut]] = (column, dash, key)  # the regex's own split of every line with this head
     quoted = False
     if not key and rest[:1] in ('"', "'"):
-        match = re.match(_QUOTED_KEY, rest)
+        # Without a ":" no key (and the pattern, compiled on first use, stays uncompiled for a "- ''" item).
+        match = re.match(_QUOTED_KEY, rest) if ":" in rest else None
         if match is not None:
             written = match.group(1) if match.group(1) is not None else match.group(2)
             key = written.replace("''", "'") if match.group(1) is None else written
@@ -1366,7 +1382,7 @@ def _check_row(line: str) -> CheckRow:
     column = len(line) - len(content)
     rest = content
     if content[0] in "\"'":
-        match = re.match(_QUOTED_KEY, content)
+        match = re.match(_QUOTED_KEY, content) if ":" in content else None  # as in _row
         if match is not None:
             key = match.group(1) if match.group(1) is not None else match.group(2)
             if not key or len(key) > _MAX_KEY:
