@@ -195,7 +195,7 @@ def test_the_decoded_text_is_not_kept_once_cut_into_pieces(monkeypatch: pytest.M
     counts: list[int] = []
     real_split, real_relevant = engine.split_marked, engine.Engine._relevant
 
-    def split_marked(text: str) -> tuple[list[Piece], bool]:
+    def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
         texts.append(text)
         return real_split(text)
 
@@ -242,7 +242,7 @@ def test_documents_passed_through_are_checked_in_bounded_batches(monkeypatch: py
 
     monkeypatch.setattr(nodes, "libyaml_accepts", recording)
     monkeypatch.setattr(engine, "READ_PASSED_THROUGH_CHARS", 0)  # libyaml checks every document
-    monkeypatch.setattr(fastparse, "check_passed_through", lambda text, cache=None: False)
+    monkeypatch.setattr(fastparse, "check_passed_through", lambda text, cache=None, screened=False: False)
     run([InputDocument("crds.yaml", bundle.encode())], Options())
     assert len(checked) > 1 and all(isinstance(batch, bytes) for batch in checked)
     assert max(len(batch) for batch in checked) < WRITE_BATCH_CHARS + len(crd) + 100

@@ -1291,7 +1291,7 @@ def test_documents_passed_through_are_checked_without_libyaml(
     monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda text: checked.append(text) or accepts(text))
     monkeypatch.setattr(engine_module, "READ_PASSED_THROUGH_CHARS", budget)
     if not checker:
-        monkeypatch.setattr(fastparse, "check_passed_through", lambda text, cache=None: False)
+        monkeypatch.setattr(fastparse, "check_passed_through", lambda text, cache=None, screened=False: False)
     assert_same(PASSED_THROUGH.encode())
     assert bool(checked) is (budget == 0 and not checker)
     bad = PASSED_THROUGH.replace("selector: {app: a}", "selector: {app: a")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
-from wavegen.stream import splice
+from wavegen.stream import fastparse, splice
 from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.split import split_marked, split_stream
 
@@ -170,6 +170,21 @@ def test_end_markers_cut_after_their_line(text: str, pieces: list[str]) -> None:
     assert [p.text for p in split_stream(text)] == pieces
 
 
+@pytest.mark.parametrize(
+    ("text", "screened"),
+    [
+        ("a: 1\n---\nb: 2\n...\n---\nc: 3\n", True),
+        ("a: 1\n--- # c\r\nb: 2\n...\n...\nc: 3", True),
+        ("a: 1\n---x\n", False),
+        ("a: |\n  x\n...y\n", False),
+        ("a: 1\n%YAML 1.1\n---\nb: 2\n", False),
+        ("a: 1\n...\rb\n", False),  # a lone CR: no end marker libyaml takes, left inside
+    ],
+)
+def test_split_says_when_no_line_needs_the_readers_marker_search(text: str, screened: bool) -> None:
+    assert split_marked(text)[2] is screened
+
+
 _STREAM_LINES = st.sampled_from(
     ["---", "--- # c", "---x", "...", "... # c", "...x", "%YAML 1.1", "%TAG ! x", "a: 50%", "- b", "", " ", "# c", "%"]
 )
@@ -181,9 +196,13 @@ def test_split_marks_directives_and_reassembles(lines: list[tuple[str, str]], la
     text = "".join(line + brk for line, brk in lines)
     if not last_break:
         text = text.removesuffix("\r\n").removesuffix("\n")
-    pieces, directives = split_marked(text)
+    pieces, directives, screened = split_marked(text)
     assert "".join(p.text for p in pieces) == text
     assert directives == (text.startswith("%") or "\n%" in text)
+    if screened:  # the reader's own search would find nothing in any piece's document
+        for piece in pieces:
+            document = fastparse.document_text(piece.text)
+            assert document is None or fastparse._UNREAD_LINES.search(document) is None, piece.text
     for before, piece in itertools.pairwise(pieces):
         opens = piece.text.startswith(("---\n", "--- ", "---\r")) or piece.text == "---" or piece.text.startswith("%")
         ended = before.text.rstrip("\r\n").rsplit("\n", 1)[-1].startswith("...")

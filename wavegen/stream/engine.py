@@ -273,6 +273,9 @@ class Engine:
         self.check_cache: fastparse.CheckCache = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
+        # Whether the input being added has, in its pieces' documents, no line but the first that
+        # starts with "---", "..." or "%" (split_marked looked): the reader need not look again.
+        self.screened = False
 
     def _relevant(self, piece: Piece) -> str | None:
         """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
@@ -340,7 +343,7 @@ class Engine:
 
     def _read_list_fast(self, text: str) -> _ListRead | None:
         """The items of a List document, read by the subset reader (None: compose it)."""
-        fast = fastparse.parse(text, self.plain_values, None, self.row_cache)
+        fast = fastparse.parse(text, self.plain_values, None, self.row_cache, self.screened)
         if fast is None:
             return None
         body, root_line, _, _, walkable = fast  # read whole (no fields): nothing is left for libyaml to check
@@ -378,7 +381,7 @@ class Engine:
             fields = self.fields.get(kind)
             if fields is None:
                 fields = self.fields[kind] = fields_read(kind, self.options)
-        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache)
+        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screened)
         if fast is None:
             return None
         body, root_line, template, shaped, walkable = fast
@@ -413,7 +416,7 @@ class Engine:
         not hold it either (see run)."""
         text = held.pop()
         check_line_breaks(text, name)
-        pieces, directives = split_marked(text)
+        pieces, directives, self.screened = split_marked(text)
         context_free = _context_free(text, pieces, directives)
         size = len(text)
         del text
@@ -534,7 +537,7 @@ class Engine:
     def _checked_without_libyaml(self, piece: Piece, reader_checks: bool) -> bool:
         """Whether a document passed through is valid without asking libyaml: the check made for
         such documents first, then (in small inputs) the subset reader reading it whole."""
-        if fastparse.check_passed_through(piece.text, self.check_cache):
+        if fastparse.check_passed_through(piece.text, self.check_cache, self.screened):
             return True
         if not piece.has_content():
             return fastparse.accepts_without_content(piece.text)  # helm's "# Source:" of an empty template
@@ -546,7 +549,7 @@ class Engine:
         What it accepts libyaml accepts too (see fastparse), so libyaml need not check it.
         Pieces without content never come here (see _checked_without_libyaml).
         """
-        return fastparse.parse(piece.text, self.plain_values, None, self.row_cache) is not None
+        return fastparse.parse(piece.text, self.plain_values, None, self.row_cache, self.screened) is not None
 
     @staticmethod
     def _libyaml_accepts_all(texts: list[str]) -> bool:

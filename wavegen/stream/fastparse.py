@@ -78,8 +78,10 @@ _C1_UTF8 = rb"\xc2[\x80-\x9f]"  # C1 controls and NEL
 _UNREAD_UTF8 = {0xE2: (b"\xe2\x80\xa8", b"\xe2\x80\xa9"), 0xEF: (b"\xef\xbb\xbf", b"\xef\xbf\xbe", b"\xef\xbf\xbf")}
 
 
-def _unreadable(text: str) -> bool:
-    """Whether text holds anything in _UNREAD or a character libyaml refuses (_NOT_PRINTABLE)."""
+def _unreadable(text: str, screened: bool = False) -> bool:
+    """Whether text holds anything in _UNREAD or a character libyaml refuses (_NOT_PRINTABLE);
+    ``screened``: split.split_marked found no line but the first starting with "---", "..." or
+    "%" (_UNREAD_LINES), which need not be looked for again."""
     # One C pass for all single characters, instead of a search for each and _NOT_PRINTABLE,
     # whose class spans U+FFFF and looks at each character slowly (12.6 ms in chaos-mesh's
     # 2.9 MB of CRDs, whose "µ" makes them Latin-1).
@@ -88,7 +90,7 @@ def _unreadable(text: str) -> bool:
     except UnicodeEncodeError:
         pass
     else:
-        return bool(latin.translate(None, _READ_LATIN1)) or _UNREAD_LINES.search(text) is not None
+        return bool(latin.translate(None, _READ_LATIN1)) or (not screened and _UNREAD_LINES.search(text) is not None)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -102,7 +104,7 @@ def _unreadable(text: str) -> bool:
                 return True
         if 0xC2 in left and re.search(_C1_UTF8, data) is not None:
             return True
-    return _UNREAD_LINES.search(text) is not None
+    return not screened and _UNREAD_LINES.search(text) is not None
 
 
 def accepts_without_content(text: str) -> bool:
@@ -1209,7 +1211,7 @@ class _SpacesEnd(list[str]):
     __slots__ = ()
 
 
-def _readable_lines(text: str) -> list[str] | None:
+def _readable_lines(text: str, screened: bool = False) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: a
     directive, anything _unreadable finds, a last line without a line break that is a marker.
@@ -1230,12 +1232,12 @@ def _readable_lines(text: str) -> list[str] | None:
             ending = _SpacesEnd
             text = text[:cut]
     document = document_text(text)
-    if document is None or _unreadable(document):
+    if document is None or _unreadable(document, screened):
         if "\r\n" not in text:
             return None
         # Looked for only now: the usual document has no CR, and _unreadable found none.
         document = document_text(_lf_only(text))
-        if document is None or _unreadable(document):
+        if document is None or _unreadable(document, screened):
             return None  # a CR alone, say (a line break too, to libyaml)
     lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
@@ -1270,6 +1272,7 @@ def parse(
     plain_values: dict[str, Any] | None = None,
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
+    screened: bool = False,
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
     template of ``fields`` starts (see template_node), whether libyaml must still check the
@@ -1282,8 +1285,9 @@ def parse(
     fresh one per call when not given); the caller drops it with the bundle.
     ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
     ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
+    ``screened``: see _unreadable.
     """
-    lines = _readable_lines(text)
+    lines = _readable_lines(text, screened)
     if lines is None:
         return None
     start = _body_start(lines)
@@ -1445,15 +1449,16 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
     return j
 
 
-def check_passed_through(text: str, cache: CheckCache | None = None) -> bool:
+def check_passed_through(text: str, cache: CheckCache | None = None, screened: bool = False) -> bool:
     """Whether libyaml surely accepts a document and it nests within the depth limit (False: not known here).
 
     For documents passed through unread (a CRD, a Service): the subset :func:`parse` reads,
     checked by the same rules, but with no values to build, keys may repeat or be of any type
     (libyaml's parser allows both), so it takes a line several times faster. ``cache``: the
     check rows of a run's distinct lines (bounded: lines may hold secrets, so never module state).
+    ``screened``: see _unreadable.
     """
-    lines = _readable_lines(text)
+    lines = _readable_lines(text, screened)
     if lines is None:
         return False
     rows = {} if cache is None else cache

@@ -24,7 +24,9 @@ _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
 # that may start a document, end one or hold a directive: a search of their own for
 # "\n%" or "..." each cost about as much as this one on a big chart (CRD descriptions
 # hold "%" and "." everywhere).
-_MARK = re.compile(r"\n(?:(?:---|\.\.\.)(?=[ \t\r\n]|\Z)|%)")
+_MARK = re.compile(r"\n(?:---|\.\.\.|%)")
+# What may follow "---" or "..." on a marker line ("" at the end of the text).
+_AFTER_MARKER = ("", " ", "\t", "\r", "\n")
 _DOC_END = r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DOC_END_FIRST = r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DIRECTIVE_LINE = r"^%[^\r\n]*\r?\n\Z"
@@ -123,22 +125,28 @@ def split_stream(text: str) -> list[Piece]:
     return split_marked(text)[0]
 
 
-def split_marked(text: str) -> tuple[list[Piece], bool]:
-    """split_stream, and whether a line of the text starts with "%" (a directive, maybe)."""
+def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
+    """split_stream; whether a line of the text starts with "%" (a directive, maybe); and whether
+    no piece's document (an end marker that ends the piece left out, see
+    fastparse.document_text) has a line but its first that starts with "---", "..." or "%"
+    (then the subset reader need not look for them again)."""
     cuts = {0, len(text)}
     starts: list[int] = []
     ends: list[int] = []
     # Directives (%YAML, %TAG) belong to the document they precede (most streams have none).
     has_directives = text.startswith("%")
+    screened = True
     for mark in _MARK.finditer(text):
         at = mark.start() + 1
         first = text[at]
-        if first == "-":
-            starts.append(at)
-        elif first == ".":
-            ends.append(at)
-        else:
+        if first == "%":
             has_directives = True
+        elif text[at + 3 : at + 4] not in _AFTER_MARKER:
+            screened = False  # "---x", "...x": no marker, left inside its piece
+        elif first == "-":
+            starts.append(at)
+        else:
+            ends.append(at)
     for cut in starts:
         while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
@@ -157,6 +165,8 @@ def split_marked(text: str) -> tuple[list[Piece], bool]:
         if marker is not None:
             taken = marker.end()
             cuts.add(taken)
+        else:
+            screened = False  # a marker line without a line break libyaml takes: left inside
     if text.startswith("..."):
         first_end = re.match(_DOC_END_FIRST, text)
         if first_end:
@@ -171,4 +181,5 @@ def split_marked(text: str) -> tuple[list[Piece], bool]:
         line += len(re.findall(LINE_BREAK, chunk)) if exotic else chunk.count("\n")
     if not pieces:
         pieces.append(Piece("", 0, 1))
-    return pieces, has_directives
+    # A directive pulls the "---" after it into its piece.
+    return pieces, has_directives, screened and not has_directives
