@@ -1438,7 +1438,7 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
     if content[0] == "\t":
         raise _Bail  # (libyaml refuses a tab where it looks for the indentation)
     if block <= parent:
-        return j  # an empty scalar, as _block_scalar reads it: the line after the header is not its
+        return j  # an empty scalar (see _block_scalar): the next line is its parent's, or an outer block's
     # Its lines: those at its column or right of it, and those of spaces alone (libyaml takes
     # any of them, but for a value the reader would have to fold); a line short of its
     # column ends it, and the caller's rules then take or refuse that line.
