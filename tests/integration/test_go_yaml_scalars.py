@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from wavegen.core.model import TypedScalar
-from wavegen.core.sources import _sent_as_string
+from wavegen.core.yamltojson import sent_as_string
 from wavegen.stream.resolver import BOOL_TAG, NULL_TAG, STR_TAG, implicit_tag
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "go_yaml_scalars"
@@ -92,7 +92,7 @@ def test_drawn_scalars_are_sent_as_sigs_k8s_io_yaml_sends_them(go_yaml: Path) ->
     for scalar, line in zip(scalars, sent(go_yaml, scalars), strict=True):
         answer = json.loads(line)
         expected = answer["v"] if isinstance(answer.get("v"), str) else None
-        if _sent_as_string(TypedScalar(implicit_tag(scalar), scalar)) != expected:
+        if sent_as_string(TypedScalar(implicit_tag(scalar), scalar)) != expected:
             mismatches.append((scalar, line))
     assert not mismatches, mismatches[:20]
-    assert sum(1 for s in scalars if _sent_as_string(TypedScalar(implicit_tag(s), s)) is not None) > 500
+    assert sum(1 for s in scalars if sent_as_string(TypedScalar(implicit_tag(s), s)) is not None) > 500

@@ -12,7 +12,8 @@ import pytest
 from wavegen.core.hashing import canonical_bytes, config_hash
 from wavegen.core.model import TypedScalar
 from wavegen.core.plan import Options
-from wavegen.core.sources import SourceError, _sent_as_string, config_source
+from wavegen.core.sources import SourceError, config_source
+from wavegen.core.yamltojson import sent_as_string
 from wavegen.errors import WavegenError
 from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.resolver import BOOL_TAG, NULL_TAG, STR_TAG, implicit_tag
@@ -189,7 +190,7 @@ def test_scalars_yaml_reads_as_no_string_are_sent_as_sigs_k8s_io_yaml_sends_them
     tag = implicit_tag(scalar)
     assert tag not in (STR_TAG, NULL_TAG, BOOL_TAG), scalar  # the vectors are of the scalars the question is about
     expected = sent if isinstance(sent, str) else None
-    assert _sent_as_string(TypedScalar(tag, scalar)) == expected
+    assert sent_as_string(TypedScalar(tag, scalar)) == expected
 
 
 GO_YAML_STRINGS = "  start: 12:30\n  released: 2024-01-15\n  stamp: 2001-12-14 21:59:43.10 -5\n  op: =\n  2024-01-15: noon\n"

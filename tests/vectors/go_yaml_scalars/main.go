@@ -5,7 +5,7 @@
 // it has no base-60 numbers, keeps timestamps as written, reads "=" as a string. For each
 // scalar given (one JSON string per line on stdin), this prints one JSON line: the JSON
 // that `v: <scalar>` becomes, or {"error": "..."} when sigs.k8s.io/yaml refuses it.
-// wavegen's core/sources.py is held to these answers (tests/unit/test_hashing.py, and
+// wavegen's core/yamltojson.py is held to these answers (tests/unit/test_hashing.py, and
 // tests/integration/test_go_yaml_scalars.py, which runs this against the module proxy's
 // sigs.k8s.io/yaml).
 //
