@@ -114,8 +114,13 @@ def seeded_bundle(sources: Iterable[Path], canaries: Canaries) -> str:
     return yaml.safe_dump_all(unique, sort_keys=False)
 
 
+# Fixtures whose data PyYAML (YAML 1.1), which seeds the bundle here, reads apart from kubectl
+# (go-yaml): re-dumped, `12:30` would become 750, a number no ConfigMap may hold.
+READ_APART = frozenset({"go-yaml-strings"})
+
+
 def fixture_inputs() -> list[Path]:
-    return sorted(p for p in FIXTURES.glob("*/input.yaml") if p.parent.name != "bad")
+    return sorted(p for p in FIXTURES.glob("*/input.yaml") if p.parent.name not in READ_APART | {"bad"})
 
 
 @pytest.fixture(scope="module")

@@ -314,12 +314,16 @@ def test_act_runs_local_workflow(tmp_path: Path) -> None:
 # under apps/v1 and apps/v1beta2 (same group, so a duplicate; v1beta2 is no longer served) and a
 # custom kind without its CRD (a different group, so not a duplicate).
 NOT_APPLICABLE = frozenset({"duplicate-workload/expected.yaml"})
+# Golden outputs whose data PyYAML (YAML 1.1), which groups documents here, reads apart from
+# kubectl (go-yaml): re-dumped they would say something else (`12:30` becomes 750). Such data
+# goes to a real API server unchanged in tests/e2e/test_stored_hash.py.
+READ_APART = frozenset({"go-yaml-strings/expected.yaml"})
 
 
 def _golden_outputs() -> list[str]:
     found = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("**/expected.yaml"))
-    assert set(found) >= NOT_APPLICABLE, "a NOT_APPLICABLE fixture is gone: drop it from the list"
-    return [p for p in found if p not in NOT_APPLICABLE]
+    assert set(found) >= NOT_APPLICABLE | READ_APART, "a listed fixture is gone: drop it from the list"
+    return [p for p in found if p not in NOT_APPLICABLE | READ_APART]
 
 
 def _render(source: str, tmp_path: Path) -> str:
