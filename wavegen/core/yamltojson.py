@@ -34,7 +34,9 @@ def sent_as_string(scalar: TypedScalar) -> str | None:
         return None
     if ":" in text:
         return text
-    if text[:1] == "." and not all(text[at - 1].isdigit() and text[at + 1 : at + 2].isdigit() for at in _underscores(text)):
+    if text[:1] == "." and not all(
+        text[at - 1].isdigit() and text[at + 1 : at + 2].isdigit() for at, char in enumerate(text) if char == "_"
+    ):
         return text  # go-yaml parses ".5_5" as Go does, where a "_" stands between two digits
     plain = text.replace("_", "")
     unsigned = plain.lstrip("+-")
@@ -47,16 +49,13 @@ def sent_as_string(scalar: TypedScalar) -> str | None:
             # Unsigned, it must fit a uint64; signed, an int64.
             fits = magnitude < (1 << 64) if plain[0] == "0" else magnitude <= (1 << 63) - (plain[0] == "+")
             return None if fits else text
-        if "inf" in plain.lower() or "nan" in plain.lower():
+        lowered = plain.lower()
+        if "inf" in lowered or "nan" in lowered:
             return None  # ".inf", ".nan": go-yaml's floats too
         # Past float64's range go-yaml's number parsers fail, and it keeps the text.
         return text if abs(float(plain)) == float("inf") else None
     except ValueError:
         return None  # an explicit !!int or !!float on text that is no number: go-yaml refuses it too
-
-
-def _underscores(text: str) -> list[int]:
-    return [at for at, char in enumerate(text) if char == "_"]
 
 
 def stored_key(key: object) -> str | None:

@@ -808,7 +808,7 @@ def _context_free(text: str, pieces: list[Piece], directives: bool) -> bool:
     # none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
     # piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
     # last there) is read as its document's end (fastparse.document_text).
-    if text.startswith(("%", "...")) or "\ufeff" in text or directives:
+    if directives or text.startswith("...") or "\ufeff" in text:
         return False
     # split_stream cuts after every end marker, so a piece but the first that does not start
     # with "---" follows one: there, until the next "---", comments and blank lines only (no

@@ -88,23 +88,27 @@ def _unreadable(text: str, screened: bool = False) -> bool:
     try:
         latin = text.encode("latin-1")  # ASCII, the usual document, and Latin-1: a copy
     except UnicodeEncodeError:
-        pass
+        refused = _refused_beyond_latin1(text)
     else:
-        return bool(latin.translate(None, _READ_LATIN1)) or (not screened and _UNREAD_LINES.search(text) is not None)
+        refused = bool(latin.translate(None, _READ_LATIN1))
+    return refused or (not screened and _UNREAD_LINES.search(text) is not None)
+
+
+def _refused_beyond_latin1(text: str) -> bool:
+    """Whether text that is not Latin-1 holds one of _UNREAD's characters or one libyaml refuses."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return True  # a surrogate
     left = data.translate(None, _READ_UTF8)
-    if left:
-        if left.translate(None, b"\xc2\xe2\xef"):
-            return True  # a control character
-        for first, characters in _UNREAD_UTF8.items():
-            if first in left and any(character in data for character in characters):
-                return True
-        if 0xC2 in left and re.search(_C1_UTF8, data) is not None:
+    if not left:
+        return False
+    if left.translate(None, b"\xc2\xe2\xef"):
+        return True  # a control character
+    for first, characters in _UNREAD_UTF8.items():
+        if first in left and any(character in data for character in characters):
             return True
-    return not screened and _UNREAD_LINES.search(text) is not None
+    return 0xC2 in left and re.search(_C1_UTF8, data) is not None
 
 
 def accepts_without_content(text: str) -> bool:
@@ -664,19 +668,18 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     chomping = match.group(3) or match.group(4)
     count = len(lines)
     j = i + 1
-    if not explicit:
-        following = lines[j] if j < count else ""
-        content = following.lstrip(" ")
-        if j == count or (content and len(following) - len(content) <= indent):
-            # Nothing more indented follows (a template that rendered no text): libyaml reads
-            # "", whatever the chomping, and the line after the header goes on as its own (a
-            # tab after its indentation, which libyaml refuses here, the row splitters refuse).
-            return "", j
+    following = lines[j] if j < count else ""
+    content = following.lstrip(" ")
     if explicit:
         block = indent + int(explicit)
-    elif j < count and lines[j][:1] == " " and lines[j].strip(" "):
-        block = len(lines[j]) - len(lines[j].lstrip(" "))  # the usual case: content right away
-        if lines[j][block] == "\t":
+    elif j == count or (content and len(following) - len(content) <= indent):
+        # Nothing more indented follows (a template that rendered no text): libyaml reads "",
+        # whatever the chomping, and the line after the header goes on as its own (a tab after
+        # its indentation, which libyaml refuses here, the row splitters refuse).
+        return "", j
+    elif following[:1] == " " and content:
+        block = len(following) - len(content)  # the usual case: content right away
+        if content[0] == "\t":
             raise _Bail  # libyaml refuses a tab where it looks for the indentation
     else:
         # libyaml takes the first content line's indentation, or more when a leading blank line is wider
@@ -1430,15 +1433,14 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
     j = i + 1
     first = lines[j] if j < count else ""
     content = first.lstrip(" ")
-    match = _BLOCK_HEADER.fullmatch(rest)
-    if match is None or match.group(2) or match.group(5) or first[:1] != " " or not content:
-        # an indentation indicator, or no content right away: read as the reader reads it
-        return _block_scalar(lines, rest, i, parent)[1]
     block = len(first) - len(content)
+    match = _BLOCK_HEADER.fullmatch(rest)
+    if match is None or match.group(2) or match.group(5) or not content or block <= parent:
+        # an indentation indicator, no content right away, or none (an empty scalar): read as
+        # the reader reads it
+        return _block_scalar(lines, rest, i, parent)[1]
     if content[0] == "\t":
         raise _Bail  # (libyaml refuses a tab where it looks for the indentation)
-    if block <= parent:
-        return j  # an empty scalar (see _block_scalar): the next line is its parent's, or an outer block's
     # Its lines: those at its column or right of it, and those of spaces alone (libyaml takes
     # any of them, but for a value the reader would have to fold); a line short of its
     # column ends it, and the caller's rules then take or refuse that line.
