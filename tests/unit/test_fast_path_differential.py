@@ -613,6 +613,9 @@ FLOWS = st.sampled_from(
         "['it''s']", "{url: http://x}", "[*a]", '{"k": v}', '[a"b]', "{a: b}  ", "{a: b, c: d, a: e}", '["x" ]',
         "{a: yes, b: 0o7}", "[,]", "{a: }", '{a: ""}', "{a: 'b, c'}", "{?a: b}", "[?x]", "[x, ?y]", "{a: ?b}",
         "{a: 'b''c'}", '{"a": 1}', "['a': 1]", "[a, }", "{a: b, ]", "[a, b, ]", "{a: b, c: d, }",
+        # longer quoted scalars, which a break may split anywhere (see _flow_lines_by_hand)
+        '["/bin/sh", "-c", "cp /a /b && run # not a comment, ]"]', "['it''s a, b', 'c d  e']", '{cmd: "a: b [c] {d}", x: y}',
+        '["x \\" y", "z \\\\ w"]', '''['a # b', "c' d"]''', '{"k y": "v w", \'q r\': s}',
     ]
 )  # fmt: skip
 COMMENTS = st.sampled_from(["", "", "", "  # c", " #c", " # a: b"])
@@ -1014,6 +1017,15 @@ def test_generated_documents_with_tabs(data: bytes) -> None:
         # tekton's controller arguments
         '[  # the images\n    # built by ko\n    "-entrypoint-image", "ko://x",\n\n    "-shell-image", "y",  # why\n  ]',
         "[a # c\n    , b]",
+        # a quoted scalar over a break, folded into a space (stable/minio's command); a "#" in it is text
+        '[ "/bin/sh", \n    "-ce", \n    "cp /tmp/config.json /root/.minio/ && \n    /usr/bin/docker-entrypoint.sh minio" ]',
+        '["a\n    b"]',
+        "['it''s a\n  b', c] # d",  # (a quote doubled before the break, too:)
+        "['it''\n x']",
+        '{x: "a  \n    b\n    c # d"}',
+        '[x,\n  "a,\n  b"]',
+        '[x, "a # b\n c"]',
+        '["a\n b  \n c"]',
     ],
 )
 def test_flow_collections_over_lines_are_read(value: str) -> None:
@@ -1042,13 +1054,16 @@ def test_findings_after_a_flow_collection_over_lines_are_placed_as_libyaml_place
 @pytest.mark.parametrize(
     "value",
     [
-        '["a\n    b"]', "[a # c\n    b]", "[a\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
+        "[a # c\n    b]", "[a\n\n    b]", "[a,\n    b", "[a,\n    b] x", "[a,\n    \tb]",
         "[a\n    b]", "[{n\n   ame: x}]", "{a\n  : b}", "{a:\n    b}", "[a, }", "[a,\n    }", "{a: b,\n  ]", "[a, ,\n  ]",
+        '{"a\n b": c}', '["a\n b" : c]', '["a\n\n b"]', '["a \\\n b"]', '["a\\\\\n b"]', '["a\tb\n c"]',
+        '[a"b\n c"]', '[x, "a\n b""c"]', '["a,\n\n b"]', '["a\n b\\\n c"]', '["a\n b\tc"]', '["a\t\n c"]', '[a,\n "b\t\n c"]',
     ],
 )  # fmt: skip
 def test_flow_collections_over_lines_libyaml_reads_its_own_way_are_left_to_it(value: str) -> None:
-    """A quoted scalar over the break, a comment, a blank line, no closing bracket, text after it, a
-    tab; a plain scalar over a break (an implicit key may not run over one: hypothesis found
+    """A comment, a blank line, no closing bracket, text after it, a tab; a quoted key over a
+    break (libyaml refuses it), or a quoted scalar over a blank line, a backslash or a tab, or
+    one whose quote is inside a plain scalar; a plain scalar over a break (an implicit key may not run over one: hypothesis found
     "{n" / "ame: x}" read as the key "n ame", which libyaml refuses), a break before or after ":"."""
     text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {value}\n"
     assert fastparse.parse(text) is None

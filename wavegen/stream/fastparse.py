@@ -543,26 +543,61 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     return "".join(folded), j + 1
 
 
-# A quoted scalar on one line (its brackets are text, not structure; see _flow_part).
-_QUOTED_ON_LINE = r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*'"""
+# A quoted scalar on one line (its brackets are text, not structure; see _flow_part). The
+# single-quoted one possessive: "'it''s" goes on over the line, not "'it'" closed before "'s".
+_QUOTED_ON_LINE = r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^']*+(?:''[^']*+)*+'"""
 
 
-def _flow_part(text: str) -> tuple[str, int]:
+def _flow_part(text: str, quote: str = "") -> tuple[str, int, str]:
     """A line of a flow collection without its comment (a "#" first, or after a space, outside
-    quoted scalars) and the spaces before it, and how many brackets it opens less those it
-    closes. Quoted scalars must close on the line, and no tab or quote is left outside them
-    (else _Bail: a quoted scalar over lines, or a quote inside a plain one, is left to libyaml)."""
+    quoted scalars) and the spaces after it, how many brackets it opens less those it closes,
+    and the quote of a quoted scalar it leaves open at its end ("" if none). ``quote``: that of
+    one an earlier line left open, which this line goes on with. No tab may be outside quoted
+    scalars, nor on a line a quoted scalar runs over, and no quote inside a plain scalar (else
+    _Bail: libyaml's reading of those is left to it)."""
+    head = ""
+    if quote:
+        body = re.match(_DOUBLE_PART if quote == '"' else _SINGLE_PART, text).group()  # type: ignore[union-attr]
+        if "\t" in text:
+            raise _Bail  # (libyaml's folding strips tabs around the break as well as spaces)
+        if len(body) == len(text):
+            return _open_at_break(text, quote), 0, quote  # it goes on past this line too
+        if text[len(body)] != quote:
+            raise _Bail  # a backslash last: an escaped break
+        head, text = text[: len(body) + 1], text[len(body) + 1 :]
+        if text.lstrip(" ")[:1] == ":":
+            raise _Bail  # a key over lines: libyaml refuses an implicit key that is not on one line
     outside = text
     if '"' in text or "'" in text:
         # Quoted scalars masked, same length (compiled once, when first needed: re caches it).
         outside = re.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
-    if "#" in outside:
-        cut = 0 if outside[0] == "#" else outside.find(" #")
-        if cut >= 0:
-            text, outside = text[:cut], outside[:cut]
-    if '"' in outside or "'" in outside or "\t" in outside:
+    # The first quote no scalar on the line closes: one that goes on over the break.
+    opened = min((at for at in (outside.find('"'), outside.find("'")) if at >= 0), default=len(outside))
+    cut = 0 if outside[:1] == "#" else outside.find(" #", 0, opened)
+    if cut >= 0:
+        text, outside, opened = text[:cut], outside[:cut], cut
+    if "\t" in outside[:opened]:
         raise _Bail
-    return text.rstrip(" "), outside.count("[") + outside.count("{") - outside.count("]") - outside.count("}")
+    balance = outside.count("[", 0, opened) + outside.count("{", 0, opened)
+    balance -= outside.count("]", 0, opened) + outside.count("}", 0, opened)
+    if opened == len(outside):
+        return head + text.rstrip(" "), balance, ""
+    left_open = text[opened]
+    before = outside[:opened].rstrip(" ")[-1:]
+    first_on_line = not before and not head  # a later line of the collection (see _flow_over_lines)
+    if not (first_on_line or before in ("[", "{", ",", ":")) or "\t" in text:
+        raise _Bail  # a quote inside a plain scalar, or a tab libyaml's folding would strip
+    return head + text[:opened] + _open_at_break(text[opened:], left_open), balance, left_open
+
+
+def _open_at_break(text: str, quote: str) -> str:
+    """The part of a quoted scalar before the line break it goes on over, as libyaml folds it:
+    without the spaces before the break (the next line's are stripped by the caller). A
+    backslash last (an escaped break, or an escaped space before the break) is left to libyaml."""
+    part = text.rstrip(" ")
+    if quote == '"' and part.endswith("\\"):
+        raise _Bail
+    return part
 
 
 def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[Any, int]:
@@ -571,30 +606,33 @@ def _flow_over_lines(lines: list[str], rest: str, i: int, room: int) -> tuple[An
     value and the line after it. libyaml reads its later lines at any indentation (a closing
     bracket at its key's column is usual: see _reaches_block), as one line with a space for
     each break, when none is blank and each break follows "[", "{" or "," or comes before "]",
-    "}" or ",": no scalar runs over a break (an implicit key may not, a plain value may but is
-    left to libyaml with the rest). Comments, and lines empty or of a comment alone after "[",
-    "{" or "," (tekton's controller writes its arguments so), are left out, as libyaml skips them."""
-    first, depth = _flow_part(rest)
+    "}" or ",", or is inside a quoted scalar (old charts write a shell command so), which folds
+    it into a space: no plain scalar runs over a break (an implicit key may not, a plain value
+    may but is left to libyaml with the rest), nor a quoted key. Comments, and lines empty or of
+    a comment alone after "[", "{" or "," (tekton's controller writes its arguments so), are left
+    out, as libyaml skips them."""
+    first, depth, quote = _flow_part(rest)
     parts = [first]
     count = len(lines)
     j = i + 1
     while depth > 0:
         if j >= count:
             raise _Bail
-        content, opened = _flow_part(lines[j].lstrip(" "))
+        after_quote = quote
+        content, opened, quote = _flow_part(lines[j].lstrip(" "), quote)
         between = parts[-1][-1] in "[{,"  # the break follows a bracket or a comma
         if not content:
-            if not between:
+            if not between or after_quote:
                 raise _Bail  # an empty line inside a scalar (libyaml folds it in)
             j += 1
             continue
-        if not between and content[0] not in "]},":
-            raise _Bail  # the break is inside a scalar, or between a key and its ":"
+        if not between and not after_quote and content[0] not in "]},":
+            raise _Bail  # the break is inside a plain scalar, or between a key and its ":"
         depth += opened
         parts.append(content)
         j += 1
-    if depth or j == i + 1:
-        raise _Bail
+    if depth or quote or j == i + 1:
+        raise _Bail  # (a quote left open after the closing bracket: text after it, which libyaml refuses)
     return _flow_line(" ".join(parts), room), j
 
 
