@@ -1249,15 +1249,15 @@ def _field_paths(value: Any, prefix: str = "") -> list[str]:
 
 def assert_same_field_lines(text: str) -> int:
     """Every field's line read from rows is libyaml's (nodes.line_of); how many the rows told.
-    (Rows are asked only of walkable documents, as the engine asks them.)"""
+    (Rows step over the lines parse says they must, as the engine has them do.)"""
     read = fastparse.parse(text)
-    if read is None or not read[4]:
+    if read is None:
         return 0
     root = nodes_module.compose(text)
     assert root is not None
     told = 0
     for path in _field_paths(read[0]):
-        line = fastparse.field_line(text, path)
+        line = fastparse.field_line(text, path, covered=read[4])
         if line is not None:
             told += 1
             assert line == nodes_module.line_of(root, path), path
@@ -1371,18 +1371,22 @@ LOOSE_QUOTED_TEMPLATE = (
 )
 
 
-def test_quoted_scalars_whose_lines_reach_their_block_are_read_but_not_walked() -> None:
+def test_quoted_scalars_whose_lines_reach_their_block_are_read_and_stepped_over() -> None:
     """libyaml takes a quoted scalar's later lines at any indentation (controller-gen's old CRD
-    descriptions sit at their key's column). The reader takes them too, but marks the document
-    not walkable: the template is then composed for rendering and findings are placed by libyaml."""
+    descriptions sit at their key's column). The reader takes them too, and says which lines the
+    rows must step over; the template whose annotation is so written is composed for rendering
+    (the node builder does not fold quoted scalars), findings are placed from rows."""
     crd_like = "kind: X\nspec:\n  properties:\n    description: 'APIVersion defines\n    of an object: more'\n    type: string\n"
     read = fastparse.parse(crd_like)
     assert read is not None and read[0]["spec"]["properties"]["description"] == "APIVersion defines of an object: more"
-    assert read[4] is False
+    assert read[4] == ((4, 5),)
+    assert fastparse.field_line(crd_like, "spec.properties.type", covered=read[4]) == 6
+    assert fastparse.field_line(crd_like, "spec.properties.of an object") is not None  # what the rows alone would tell
+    assert fastparse.field_line(crd_like, "spec.properties.of an object", covered=read[4]) == 3  # not there: its mapping's line
     indented = crd_like.replace("\n    of an", "\n      of an")
-    assert fastparse.parse(indented)[4] is True  # type: ignore[index]
+    assert fastparse.parse(indented)[4] == ()  # type: ignore[index]
     deployment = LOOSE_QUOTED_TEMPLATE.split("---\n")[2]
-    assert fastparse.parse(deployment)[4] is False  # type: ignore[index]
+    assert fastparse.parse(deployment)[4] == ((9, 10),)  # type: ignore[index]  # the line "over: two lines'"
     for options in (Options(missing="warn"), Options(missing="ignore"), Options(missing="error")):
         assert_same(LOOSE_QUOTED_TEMPLATE.encode(), options)
     result = run([InputDocument("b.yaml", LOOSE_QUOTED_TEMPLATE.encode())], Options(missing="warn"))
@@ -1390,6 +1394,45 @@ def test_quoted_scalars_whose_lines_reach_their_block_are_read_but_not_walked() 
     output = result.outputs[0].decode()
     assert output.count("\n        wavegen.io/config-hash: ") == 1  # in the annotations, not after "over:"
     assert [line for line in output.split("\n") if "wavegen.io/" not in line] == LOOSE_QUOTED_TEMPLATE.split("\n")
+
+
+# A Deployment that writes its command as stable/minio's does: a flow sequence over lines at the
+# container's column, one of its scalars quoted over a break; a reference after it to place.
+COMMAND_OVER_LINES = (
+    "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  k: v\n"
+    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+    '      containers:\n      - name: c\n        command: [ "/bin/sh",\n        "-ce",\n        "cp a b &&\n'
+    '        run" ]\n        envFrom:\n        - secretRef:\n            name: s\n        - configMapRef:\n'
+    "            name: absent\n"
+)
+
+
+# The same after the template's metadata moved below its spec, the command's later lines at the
+# template's column: rows that did not step over them would end the template before "metadata".
+METADATA_AFTER_COMMAND = COMMAND_OVER_LINES.replace('\n        "-ce",\n        "cp', '\n    "-ce",\n    "cp').replace(
+    "            name: absent\n", "            name: absent\n    metadata:\n      labels: {app: d}\n"
+)
+
+
+@pytest.mark.parametrize("text", [COMMAND_OVER_LINES, METADATA_AFTER_COMMAND])
+def test_a_command_over_lines_is_read_and_walked_without_libyaml(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons for values over lines that reach their block: such a workload is
+    read, its template built and its findings placed from rows, with libyaml's answers."""
+    for options in (Options(missing="warn"), Options(missing="ignore")):
+        assert_same(text.encode(), options)
+    expected = run([InputDocument("b.yaml", text.encode())], Options(missing="warn"))
+
+    def no_libyaml(text: str) -> None:
+        raise AssertionError(f"libyaml asked: {text[:60]!r}")
+
+    monkeypatch.setattr(nodes_module, "compose", no_libyaml)
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", no_libyaml)
+    result = run([InputDocument("b.yaml", text.encode())], Options(missing="warn"))
+    assert [f.line for f in result.findings] == [f.line for f in expected.findings] == [25]  # the absent ConfigMap's item
+    output = result.outputs[0].decode()
+    assert output == expected.outputs[0].decode()
+    assert output.count("wavegen.io/config-hash: ") == 1
+    assert output.count("\n    metadata:") == 1  # the template's own, or one added for the hash
 
 
 # The text of a double-quoted scalar: plain characters and one-character escapes (known or not).

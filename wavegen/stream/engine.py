@@ -89,7 +89,7 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "docs", "fast_read", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "name", "pieces")
     name: str
     bom: str
     pieces: list[Piece]
@@ -97,6 +97,8 @@ class _ParsedFile(Record, hashable=False):
     aliased: set[int]
     # Pieces the subset reader read (no node tree needed to edit), with where their pod template starts.
     fast_read: dict[int, fastparse.TemplateStart | None]
+    # Of those, the pieces with lines their rows step over (fastparse.Covered; few have any).
+    covered: dict[int, fastparse.Covered]
 
     def __init__(
         self,
@@ -106,6 +108,7 @@ class _ParsedFile(Record, hashable=False):
         docs: dict[int, DocumentText] | None = None,
         aliased: set[int] | None = None,
         fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
+        covered: dict[int, fastparse.Covered] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
@@ -113,6 +116,7 @@ class _ParsedFile(Record, hashable=False):
         self.docs = {} if docs is None else docs
         self.aliased = set() if aliased is None else aliased
         self.fast_read = {} if fast_read is None else fast_read
+        self.covered = {} if covered is None else covered
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -237,7 +241,7 @@ def decode(source: InputDocument) -> tuple[str, str]:
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
 # body (or _PLANNED), root line, the planner's reads and identity, where the pod template
 # starts, whether libyaml must still check the text, and whether rows tell its structure (see fastparse.parse)
-_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, bool]
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, fastparse.Covered]
 # The body of an object whose reads and identity are all the planner needs of it.
 _PLANNED: Mapping[str, Any] = MappingProxyType({})
 # The items of a List document the subset reader read: body (or _PLANNED), 0-based line in
@@ -314,10 +318,11 @@ class Engine:
             for body, line, item, item_reads, item_identity in read:
                 self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
             return
-        body, root_line, reads, identity, template, _, walkable = read
+        body, root_line, reads, identity, template, _, covered = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
-        if walkable:  # else its template is composed when rendering, and findings are located by libyaml
-            parsed.fast_read[piece_index] = template
+        parsed.fast_read[piece_index] = template
+        if covered:
+            parsed.covered[piece_index] = covered
 
     def _check_object(self, body: Any, root_line: int) -> bool:
         """Raises on what is no Kubernetes object; False for an object passed through unread: a
@@ -346,9 +351,9 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, None, self.row_cache, self.screened)
         if fast is None:
             return None
-        body, root_line, _, _, walkable = fast  # read whole (no fields): nothing is left for libyaml to check
+        body, root_line, _, _, covered = fast  # read whole (no fields): nothing is left for libyaml to check
         kind, items = body.get("kind"), body.get("items")
-        if not walkable or not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
+        if covered or not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
             return None
         try:
             self._check_object(body, root_line)
@@ -384,7 +389,7 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screened)
         if fast is None:
             return None
-        body, root_line, template, shaped, walkable = fast
+        body, root_line, template, shaped, covered = fast
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
         body_kind = body.get("kind")
@@ -396,10 +401,10 @@ class Engine:
         except WavegenError:
             return None
         if self.reader is None:
-            return body, root_line, None, None, template, shaped, walkable
+            return body, root_line, None, None, template, shaped, covered
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, walkable
+        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
@@ -466,6 +471,7 @@ class Engine:
             del self.located[first_uid:]
             del self.objects[first_uid:]
             parsed.fast_read.clear()
+            parsed.covered.clear()
             parsed.aliased.clear()
             return False
         return True
@@ -657,7 +663,8 @@ class Engine:
         if where.item is not None or where.piece not in parsed.fast_read:
             return None
         piece = parsed.pieces[where.piece]
-        within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values)
+        covered = parsed.covered.get(where.piece, ())
+        within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, covered)
         return None if within is None else piece.line + within
 
     def _locate_finding(
@@ -762,7 +769,8 @@ class Engine:
                 node: AnyNode | None = None
                 if where.piece in parsed.fast_read:
                     start = parsed.fast_read[where.piece]
-                    node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start)
+                    covered = parsed.covered.get(where.piece, ())
+                    node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
                 if node is None:
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None

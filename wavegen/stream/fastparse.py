@@ -688,7 +688,7 @@ def _str_tagged(lines: list[str], rest: str, i: int, indent: int) -> tuple[str, 
 def _reaches_block(lines: list[str], rest: str, i: int, end: int, indent: int) -> bool:
     """Whether the value ``rest`` on line i, ending before line ``end``, is a quoted scalar or a
     flow collection with a later line at or left of ``indent``, its owning block's column: then
-    rows alone no longer tell that block's keys and items (see parse's ``walkable``)."""
+    rows alone no longer tell that block's keys and items unless they step over those lines (see Covered)."""
     return (
         end > i + 1
         and rest[0] in "\"'[{"
@@ -1014,9 +1014,13 @@ _UNKEPT: FieldTree = {}
 TemplateStart = tuple[tuple[str, ...], int, int]
 # The value, the root's line, where the pod template starts, whether some of the text was
 # only shaped, not checked (flow collections nobody reads): then libyaml must check it, and
-# whether rows tell the document's structure (walkable): template_node, field_line and
-# list_item_lines may be used on it only then.
-Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, bool]
+# the lines rows must step over to tell the document's structure (see Covered).
+Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, "Covered"]
+# The later lines [start, end) of each value over lines that reach its block's column or left
+# of it (libyaml takes a quoted scalar's or flow collection's lines there): by indentation they
+# would look like keys or items of that block, so template_node and field_line step over them
+# as over blank lines; list_item_lines may be used only where there are none.
+Covered = tuple[tuple[int, int], ...]
 
 
 def _copied(value: Any) -> Any:
@@ -1103,7 +1107,7 @@ def _read(
     root_line = i
     template: TemplateStart | None = None  # the first pod template of ``fields``, if it is a block mapping
     shaped = False
-    walkable = True  # whether rows tell the document's structure (see parse)
+    covered: list[tuple[int, int]] = []  # see Covered
     root: dict[Any, Any] = {}
     # The open block collection (its column, itself, whether it is a sequence, the fields
     # kept of it: None for all) and those enclosing it.
@@ -1126,7 +1130,8 @@ def _read(
                 if rest[0] in "|>-?:" and not _plain_start(rest):
                     raise _Bail
                 pending[pending_key], end = _inline(lines, rest, i, pending_column, _MOST_ENCLOSING - len(enclosing))
-                walkable = walkable and not _reaches_block(lines, rest, i, end, pending_column)
+                if _reaches_block(lines, rest, i, end, pending_column):
+                    covered.append((i + 1, end))
                 i = end
                 pending = None
                 continue
@@ -1185,8 +1190,8 @@ def _read(
                     item, end = _flow_value_at(lines, rest, i, _MOST_ENCLOSING - len(enclosing), known)
                 else:
                     item, end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
-                if end > i + 1:
-                    walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+                if _reaches_block(lines, rest, i, end, column):
+                    covered.append((i + 1, end))
                 i = end
                 block.append(item)
                 continue
@@ -1226,14 +1231,15 @@ def _read(
                         end = _flow_over_lines(lines, rest, i, room)[1]  # read, so checked
             else:
                 block[key], end = _flow_value_at(lines, rest, i, room, known)
-            if end > i + 1:
-                walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+            if _reaches_block(lines, rest, i, end, column):
+                covered.append((i + 1, end))
             i = end
         else:
             block[key], end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
-            walkable = walkable and not _reaches_block(lines, rest, i, end, column)
+            if _reaches_block(lines, rest, i, end, column):
+                covered.append((i + 1, end))
             i = end
-    return root, root_line, template, shaped, walkable
+    return root, root_line, template, shaped, tuple(covered)
 
 
 class _OpenEnd(list[str]):
@@ -1317,10 +1323,8 @@ def parse(
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
     template of ``fields`` starts (see template_node), whether libyaml must still check the
-    text (a flow collection outside ``fields`` was only shaped), and whether it is walkable:
-    False when a quoted scalar's later lines reach its block's column or left of it (libyaml
-    takes them there), so that a line's indentation no longer tells which block it belongs to;
-    None outside the subset.
+    text (a flow collection outside ``fields`` was only shaped), and the lines rows must step
+    over (see Covered); None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
@@ -1682,9 +1686,12 @@ class _NodeBuilder:
         self.rows: list[_Row | None] = [None] * len(lines)
 
     @classmethod
-    def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None) -> _NodeBuilder:
-        """A builder over the lines of a document :func:`parse` accepted."""
-        return cls(_document_lines(text), {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None, covered: Covered) -> _NodeBuilder:
+        """A builder over the lines of a document :func:`parse` accepted, ``covered`` its lines read as blank."""
+        builder = cls(_document_lines(text), {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+        for start, end in covered:
+            builder.rows[start:end] = [_END_ROW] * (end - start)
+        return builder
 
     def row(self, i: int) -> _Row:
         row = self.rows[i]
@@ -1855,14 +1862,16 @@ def template_node(
     row_cache: RowCache | None = None,
     plain_values: dict[str, Any] | None = None,
     start: TemplateStart | None = None,
+    covered: Covered = (),
 ) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
-    ``start``: where :func:`parse` found the template (used when its path is ``path``).
+    ``start``: where :func:`parse` found the template (used when its path is ``path``);
+    ``covered``: what :func:`parse` gave.
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values)
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     try:
         if start is not None and start[0] == path:
             return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
@@ -1882,15 +1891,19 @@ def template_node(
 
 
 def field_line(
-    text: str, dotted: str, row_cache: RowCache | None = None, plain_values: dict[str, Any] | None = None
+    text: str,
+    dotted: str,
+    row_cache: RowCache | None = None,
+    plain_values: dict[str, Any] | None = None,
+    covered: Covered = (),
 ) -> int | None:
     """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
     The 1-based line of the innermost list item the path reaches, else of the last key
     found, else of the root's. A path that goes on into a flow collection is left to
-    libyaml's nodes (None).
+    libyaml's nodes (None). ``covered``: what :func:`parse` gave.
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values)
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     row = builder.next_content(_body_start(builder.lines))
     line = row
     item_line: int | None = None
