@@ -240,7 +240,7 @@ def decode(source: InputDocument) -> tuple[str, str]:
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
 # body (or _PLANNED), root line, the planner's reads and identity, where the pod template
-# starts, whether libyaml must still check the text, and whether rows tell its structure (see fastparse.parse)
+# starts, whether libyaml must still check the text, and the lines its rows step over (see fastparse.parse)
 _Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, fastparse.Covered]
 # The body of an object whose reads and identity are all the planner needs of it.
 _PLANNED: Mapping[str, Any] = MappingProxyType({})

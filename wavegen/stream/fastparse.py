@@ -1012,15 +1012,15 @@ _UNKEPT: FieldTree = {}
 
 # Where the reader found a pod template (see TemplateFields): its path, first row and column.
 TemplateStart = tuple[tuple[str, ...], int, int]
-# The value, the root's line, where the pod template starts, whether some of the text was
-# only shaped, not checked (flow collections nobody reads): then libyaml must check it, and
-# the lines rows must step over to tell the document's structure (see Covered).
-Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, "Covered"]
 # The later lines [start, end) of each value over lines that reach its block's column or left
 # of it (libyaml takes a quoted scalar's or flow collection's lines there): by indentation they
 # would look like keys or items of that block, so template_node and field_line step over them
 # as over blank lines; list_item_lines may be used only where there are none.
 Covered = tuple[tuple[int, int], ...]
+# The value, the root's line, where the pod template starts, whether some of the text was
+# only shaped, not checked (flow collections nobody reads): then libyaml must check it, and
+# the lines rows must step over to tell the document's structure (see Covered).
+Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, Covered]
 
 
 def _copied(value: Any) -> Any:
