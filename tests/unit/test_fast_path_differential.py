@@ -1557,6 +1557,10 @@ PASSED_THROUGH_SHAPES = [
     # sequences opened on an item's line, as Argo Workflows write steps
     "kind: W\nspec:\n  steps:\n  - - name: a\n      template: t\n    - name: b\n  - - name: c\n  - -  - x\n       - y\n    - z\n",
     "kind: G\nspec:\n  s:\n    k8s:app: x\n    maxUnavailable : 25%\n  =(hostPID): 'false'\n  $patch: delete\n  v: !!str 1\n",
+    # prometheus-operator's AlertmanagerConfig CRD: "=" among its matchers' operators (the
+    # reader refuses "=" and "<<" alone, which only PyYAML's constructor cannot take)
+    "kind: C\nspec:\n  matchType:\n    enum:\n    - '!='\n    - =\n    - =~\n    - '!~'\n    type: string\n"
+    "  m: <<  # c\n  e: =\n",
 ]
 
 
@@ -1586,6 +1590,7 @@ def test_the_pass_through_check_declines_what_libyaml_refuses() -> None:
         "kind: X\nspec:\n  a: b: c\n",  # a mapping value in a plain scalar
         "kind: X\nspec:\n  a: x # c\n    y\n",  # text after a comment
         "kind: X\nspec:\n  a: 1\n  foo\n",  # a scalar where a key belongs
+        "kind: X\nspec:\n  a: =\n    b: c\n",  # a mapping inside a plain scalar "="
     ]
     for text in broken:
         assert not fastparse.check_passed_through(text), text

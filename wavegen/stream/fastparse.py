@@ -1401,7 +1401,13 @@ def _check_value(rest: str) -> int:
     if first == "!":  # "!!str 9288", as _str_tagged reads it (a continuation line is left to libyaml)
         tagged = _check_value(_after_str_tag(rest))
         return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER
-    return _V_PLAIN if _plain_line(rest) else _V_OTHER
+    if _plain_line(rest):
+        return _V_PLAIN
+    # "=" and "<<" alone are plain scalars to libyaml's parser, all a document passed through
+    # needs (the reader refuses them: PyYAML's constructor has none for YAML 1.1's value key,
+    # and "<<" is the merge key); prometheus-operator's AlertmanagerConfig CRD lists "=" among
+    # its matchers' operators. A line continuing one is left to the others (_plain_extent).
+    return _V_PLAIN if rest.split(" #", 1)[0].rstrip(" ") in ("=", "<<") else _V_OTHER
 
 
 def _check_row(line: str) -> CheckRow:
