@@ -1297,11 +1297,14 @@ def _lf_only(text: str) -> str:
 
 
 def _document_lines(text: str) -> list[str]:
-    """The lines _readable_lines gives for a document :func:`parse` accepted, without its checks."""
+    """The lines _readable_lines gives for a document :func:`parse` accepted, without its checks
+    (an _OpenEnd when its last line, not of spaces alone, has no line break)."""
     text = _lf_only(text)
     lines = (document_text(text) or text).split("\n")
     if not lines[-1]:
         lines.pop()  # the empty string after the final line break
+    elif lines[-1].strip(" "):
+        return _OpenEnd(lines)
     return lines
 
 
@@ -1821,7 +1824,10 @@ class _NodeBuilder:
                 return MappingNode(MAP_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
             return SequenceNode(SEQ_TAG, [], _mark(i, start), _mark(i, start + end), flow_style=True)
         if first in "|>":
-            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i + 1, 0), style=first)
+            # libyaml ends one on the line after its header, but on a last line without a line
+            # break (then empty) at that line's end: there the splicer may remove its line.
+            last = i + 1 == len(self.lines) and self.lines.__class__ is _OpenEnd
+            return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i, len(line)) if last else _mark(i + 1, 0), style=first)
         if first == '"':
             match = re.match(_DOUBLE_IN_FLOW, rest)
             if match is None:
