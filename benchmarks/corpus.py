@@ -133,6 +133,9 @@ OTHER_CHARTS = (
     # workload the reader left to libyaml, the old stable/minio chart Argo CD keeps as test data,
     # whose Deployment writes a shell command as a quoted scalar over lines inside a flow sequence.
     Chart("minio", "github.com/argoproj/argo-cd/v3", "v3.6.1", "util/helm/testdata/minio"),
+    # Envoy Gateway's CRDs (the gateway-helm chart's crds subchart: 3.9 MB, Gateway API's and
+    # its own), whose descriptions hold typographic quotes that make six of them UTF-8 text.
+    Chart("envoy-gateway-crds", "github.com/envoyproxy/gateway", "v1.9.1", "charts/gateway-helm/charts/crds"),
 )
 MANIFESTS = (
     Manifest("argocd-install", "github.com/argoproj/argo-cd/v3", "v3.6.1", "manifests/install.yaml"),

@@ -565,9 +565,15 @@ _SCREENED_CHARACTERS = "a: -\n.%\t\xa0\x9f\x85\xe9\xb5\u2013\u2019\u2028\u2029\u
 @example("a: \U0001f600\x7f\n")
 @example("a: é\n...\n")
 def test_the_character_screen_equals_a_search_for_each_part(text: str) -> None:
-    """One C pass over a document (Latin-1 or UTF-8) finds what a search for each part and the pattern find."""
+    """One C pass over a document (Latin-1 or UTF-8) finds what a search for each part and the pattern find,
+    whether it looks where a first byte is or searches for each character that byte starts."""
     expected = any(part in text for part in fastparse._UNREAD) or re.search(fastparse._NOT_PRINTABLE, text) is not None
-    assert fastparse._unreadable(text) is expected
+    few = fastparse._FEW_FIRST_BYTES
+    try:
+        for fastparse._FEW_FIRST_BYTES in (0, 1, 1 << 30):
+            assert fastparse._unreadable(text) is expected
+    finally:
+        fastparse._FEW_FIRST_BYTES = few
 
 
 @settings(max_examples=300, deadline=None)
