@@ -5,7 +5,10 @@ from __future__ import annotations
 import errno
 import io
 import itertools
+import os
+import stat
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,43 @@ def test_write_atomically_takes_bytes_and_chunks(tmp_path: Path) -> None:
     files.write_atomically([(tmp_path / "a", b"bytes\n"), (tmp_path / "b", iter(["chünks", "\n"]))])
     assert (tmp_path / "a").read_bytes() == b"bytes\n"
     assert (tmp_path / "b").read_bytes() == "chünks\n".encode()
+
+
+def _drained(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
+    """A reader of ``fifo`` in a thread (opening a FIFO for writing waits for one), and what it read."""
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    return reader, read
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_an_output_that_is_no_regular_file_is_written_in_place(tmp_path: Path) -> None:
+    """A FIFO (or /dev/null, /dev/stdout) stays what it is: a rename over it would leave a regular file."""
+    fifo, regular = tmp_path / "pipe", tmp_path / "file.yaml"
+    os.mkfifo(fifo)
+    regular.write_bytes(b"old\n")
+    reader, read = _drained(fifo)
+    files.write_atomically([(regular, b"new\n"), (fifo, iter(["piped", "\n"]))])
+    reader.join(timeout=10)
+    assert read == [b"piped\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert regular.read_bytes() == b"new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.yaml", "pipe"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_transform_to_a_fifo(tmp_path: Path) -> None:
+    """`wavegen transform -o` a pipe (a shell's >(...)) writes the result into it, as to stdout."""
+    source, fifo = tmp_path / "in.yaml", tmp_path / "pipe"
+    source.write_text(workload_bundle(3))
+    os.mkfifo(fifo)
+    reader, read = _drained(fifo)
+    assert transform_command.run_plain([str(source), "-o", str(fifo)]) == 0
+    reader.join(timeout=10)
+    expected = b"".join(run([InputDocument(str(source), source.read_bytes())], Options()).outputs)
+    assert read == [expected]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
 def test_output_file_failing_midway_leaves_the_original(

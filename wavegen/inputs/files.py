@@ -180,11 +180,22 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
     """Write every file or none: all temp files first, then renames.
 
     Each file's content is bytes, or text chunks encoded and written in batches (no copy of the whole).
+    A target that exists and is no regular file (``/dev/null``, ``/dev/stdout``, a FIFO such as a
+    shell's ``>(...)``) is written in place once the renames are done: a rename would put a
+    regular file where the device or pipe was (``-o /dev/null`` run as root replaced it).
     """
     staged: list[tuple[str, str]] = []
+    in_place: list[tuple[str, bytes | Iterable[str]]] = []
     try:
         for target, data in replacements:
             path = os.fspath(target)
+            try:
+                status: os.stat_result | None = os.stat(path)
+            except FileNotFoundError:
+                status = None  # a new file keeps the temporary one's 0600
+            if status is not None and not stat.S_ISREG(status.st_mode):
+                in_place.append((path, data))
+                continue
             fd, temp = _temp_file(path)
             staged.append((temp, path))
             with os.fdopen(fd, "wb") as handle:
@@ -192,15 +203,15 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
                     handle.write(block)
                 handle.flush()
                 os.fsync(handle.fileno())
-            try:
-                mode = os.stat(path).st_mode & 0o7777
-            except FileNotFoundError:
-                mode = None  # a new file keeps the temporary one's 0600
-            if mode is not None:
-                os.chmod(temp, mode)
+            if status is not None:
+                os.chmod(temp, stat.S_IMODE(status.st_mode))
         for temp, path in staged:
             os.replace(temp, path)
         staged.clear()
+        for path, data in in_place:
+            with open(path, "wb") as handle:
+                for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
+                    handle.write(block)
     except OSError as err:
         raise WavegenError(f"cannot write: {err.strerror or type(err).__name__}", file=str(err.filename or "")) from None
     finally:
