@@ -143,6 +143,19 @@ def test_an_output_that_is_no_regular_file_is_written_in_place(tmp_path: Path) -
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.yaml", "pipe"]
 
 
+def test_write_atomically_follows_symbolic_links(tmp_path: Path) -> None:
+    """A manifest that is a link (to a file shared between overlays, say) keeps being one."""
+    (tmp_path / "base").mkdir()
+    real, link = tmp_path / "base" / "app.yaml", tmp_path / "app.yaml"
+    real.write_bytes(b"old\n")
+    real.chmod(0o640)
+    link.symlink_to(Path("base") / "app.yaml")
+    files.write_atomically([(link, b"new\n")])
+    assert link.is_symlink() and os.readlink(link) == os.path.join("base", "app.yaml")
+    assert real.read_bytes() == b"new\n" and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in (tmp_path / "base").iterdir()) == ["app.yaml"]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_transform_to_a_fifo(tmp_path: Path) -> None:
     """`wavegen transform -o` a pipe (a shell's >(...)) writes the result into it, as to stdout."""

@@ -182,13 +182,17 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
     Each file's content is bytes, or text chunks encoded and written in batches (no copy of the whole).
     A target that exists and is no regular file (``/dev/null``, ``/dev/stdout``, a FIFO such as a
     shell's ``>(...)``) is written in place once the renames are done: a rename would put a
-    regular file where the device or pipe was (``-o /dev/null`` run as root replaced it).
+    regular file where the device or pipe was (``-o /dev/null`` run as root replaced it). A
+    symbolic link is followed: the file it names is replaced, and the link stays (as formatters
+    that pre-commit runs write through links).
     """
     staged: list[tuple[str, str]] = []
     in_place: list[tuple[str, bytes | Iterable[str]]] = []
     try:
         for target, data in replacements:
             path = os.fspath(target)
+            if os.path.islink(path):
+                path = os.path.realpath(path)
             try:
                 status: os.stat_result | None = os.stat(path)
             except FileNotFoundError:
