@@ -15,6 +15,7 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
@@ -176,6 +177,12 @@ def _temp_file(path: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", path)
 
 
+def _write_content(handle: BinaryIO, data: bytes | Iterable[str]) -> None:
+    """Bytes as they are, or text chunks encoded and written in batches."""
+    for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
+        handle.write(block)
+
+
 def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[str]]]) -> None:
     """Write every file or none: all temp files first, then renames.
 
@@ -203,8 +210,7 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
             fd, temp = _temp_file(path)
             staged.append((temp, path))
             with os.fdopen(fd, "wb") as handle:
-                for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
-                    handle.write(block)
+                _write_content(handle, data)
                 handle.flush()
                 os.fsync(handle.fileno())
             if status is not None:
@@ -214,8 +220,7 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
         staged.clear()
         for path, data in in_place:
             with open(path, "wb") as handle:
-                for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
-                    handle.write(block)
+                _write_content(handle, data)
     except OSError as err:
         raise WavegenError(f"cannot write: {err.strerror or type(err).__name__}", file=str(err.filename or "")) from None
     finally:
