@@ -1554,6 +1554,37 @@ def test_the_pass_through_check_accepts_no_mutation_libyaml_refuses(text: str) -
         assert _libyaml_takes(text), text
 
 
+USUAL_KEYS = st.text("abk8s./_-0", min_size=1, max_size=4).map(lambda key: f"{key}:")
+LINE_PARTS = st.builds(
+    "".join,
+    st.lists(
+        st.one_of(
+            st.sampled_from([" ", "  ", "a", "k8s", "-", "- ", ".", "/", "_", ":", ": ", "#", " #", "\t", "x:y"]),
+            st.sampled_from(["'", '"', "[", "{", "!", "|"]),
+            st.sampled_from(sorted(fastparse._NOT_PLAIN_START)).map(lambda indicator: f" {indicator}"),  # a value's start
+            st.sampled_from(list("-?:,[]{}#&*!|>'\"%@`<= =<9Zé\\")),
+        ),
+        max_size=8,
+    ),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(" ", max_size=3), st.one_of(USUAL_KEYS, st.just("")), LINE_PARTS)
+@example("", "k" * fastparse._MAX_KEY + ":", " v")
+@example("  ", "k" * (fastparse._MAX_KEY + 1) + ":", " v")
+def test_the_usual_lines_are_classified_as_in_full(indent: str, key: str, rest: str) -> None:
+    """_check_row's one-pattern shortcut for "key:", "key: plain", "- plain" and "plain" gives the rows its rules give."""
+    line = f"{indent}{key}{rest}"
+    shortcut = fastparse._USUAL_LINE
+    row = fastparse._check_row(line)
+    fastparse._USUAL_LINE = re.compile("(?!)")
+    try:
+        assert row == fastparse._check_row(line), line
+    finally:
+        fastparse._USUAL_LINE = shortcut
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deep_documents())
 def test_the_pass_through_check_keeps_to_the_depth_limit(text: str) -> None:

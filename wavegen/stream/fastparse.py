@@ -1381,6 +1381,13 @@ _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
 _KEY_LINE = re.compile(rf"( *+)({_USUAL_KEY}):(?: ++|\Z)")
 _ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual key is not found (see _ANY_KEY_ROW)
+# The usual lines of all, as _check_row's rules classify them, in one pattern: a usual key
+# with nothing after its ":" (a block follows) or a plain scalar, a dash and a plain scalar, or
+# a plain scalar alone (a continuation line), where the plain scalar holds no ":" (nor a tab)
+# and starts with none of _NOT_PLAIN_START but "<" and "=" (plain to the check: see
+# _check_value). A comment may follow it, and spaces trail.
+_SAFE_PLAIN = r"[^-?:,\[\]{}#&*!|>'\"%@` \t][^:\t]*+"
+_USUAL_LINE = re.compile(rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN})?|(- ++)?{_SAFE_PLAIN})")
 # The step of a key line by the kind of its value (see CheckRow).
 _STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
@@ -1429,6 +1436,17 @@ def _check_value(rest: str) -> int:
 
 
 def _check_row(line: str) -> CheckRow:
+    match = _USUAL_LINE.fullmatch(line)
+    if match is not None:  # the rows the rules below give, in one C pass
+        indent = match.end(1)
+        if match.start(2) < 0:
+            if match.start(4) < 0:
+                return (indent, _S_MORE, _C_SCALAR, indent, _V_PLAIN, indent)
+            return (indent, _S_MORE, _C_DASH, match.end(4), _V_PLAIN, match.end(4))
+        if match.end(2) - indent <= _MAX_KEY:
+            if match.start(3) < 0:
+                return (indent, _S_OPEN, _C_KEY, indent, _V_EMPTY, len(line))
+            return (indent, _S_PLAIN, _C_KEY, indent, _V_PLAIN, match.end(3))
     if "\t" in line and line.lstrip(" ")[:1] != "#":  # as in _row: refused outside a block scalar's content and comments
         return (len(line) - len(line.lstrip(" ")), _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
     match = _KEY_LINE.match(line)
