@@ -15,7 +15,7 @@ differential tests hold both paths to identical results.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
@@ -1387,7 +1387,10 @@ _ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual k
 # and starts with none of _NOT_PLAIN_START but "<" and "=" (plain to the check: see
 # _check_value). A comment may follow it, and spaces trail.
 _SAFE_PLAIN = r"[^-?:,\[\]{}#&*!|>'\"%@` \t][^:\t]*+"
-_USUAL_LINE = re.compile(rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN})?|(- ++)?{_SAFE_PLAIN})")
+# Compiled by each check (re caches it), not here: a run that passes nothing through (one
+# Deployment) need not compile it.
+_USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN})?|(- ++)?{_SAFE_PLAIN})"
+_Usual = Callable[[str], "re.Match[str] | None"]
 # The step of a key line by the kind of its value (see CheckRow).
 _STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
@@ -1435,8 +1438,9 @@ def _check_value(rest: str) -> int:
     return _V_PLAIN if rest.split(" #", 1)[0].rstrip(" ") in ("=", "<<") else _V_OTHER
 
 
-def _check_row(line: str) -> CheckRow:
-    match = _USUAL_LINE.fullmatch(line)
+def _check_row(line: str, usual: _Usual) -> CheckRow:
+    """A line's check row (see CheckRow); ``usual``: _USUAL_LINE's fullmatch, or a pattern that matches nothing."""
+    match = usual(line)
     if match is not None:  # the rows the rules below give, in one C pass
         indent = match.end(1)
         if match.start(2) < 0:
@@ -1549,6 +1553,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
         return False
     rows = {} if cache is None else cache
     get = rows.get
+    usual = re.compile(_USUAL_LINE).fullmatch
     count = len(lines)
     i = _body_start(lines)
     while i < count and lines[i].lstrip(" ")[:1] in ("", "#"):
@@ -1567,7 +1572,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
             line = lines[i]
             row = get(line)
             if row is None:
-                row = _check_row(line)
+                row = _check_row(line, usual)
                 if len(rows) < _MAX_CHECK_ROWS:
                     rows[line] = row
             step = row[1]
@@ -1613,7 +1618,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
             if plain == i - 1 and indent > top:
                 # The plain scalar goes on (its lines belong right of ``top``): read as the reader reads it.
                 first = lines[plain]
-                end = _plain_extent(lines, first[(get(first) or _check_row(first))[5] :], plain, top)[1] + 1
+                end = _plain_extent(lines, first[(get(first) or _check_row(first, usual))[5] :], plain, top)[1] + 1
                 if end <= i:
                     return False  # it does not go on here after all (a line it stops at): not known here
                 i = end
