@@ -1580,6 +1580,145 @@ def test_the_usual_lines_are_classified_as_in_full(indent: str, key: str, rest: 
     assert fastparse._check_row(line, re.compile(fastparse._USUAL_LINE).fullmatch) == fastparse._check_row(line, nothing), line
 
 
+def _check_without_repeats(text: str) -> bool:
+    """check_passed_through walking every line: no value is remembered (see _repeated_value)."""
+    least = fastparse._MIN_REPEATED_LINES
+    fastparse._MIN_REPEATED_LINES = sys.maxsize
+    try:
+        return fastparse.check_passed_through(text)
+    finally:
+        fastparse._MIN_REPEATED_LINES = least
+
+
+# What follows a repeated value: its key's sibling, a dash or text at its key's column, a
+# comment or blank line, a line deeper than the key, one further left, or the document's end.
+AFTER_REPEATED = [
+    "{pad}c: 1",
+    "{pad}- x",
+    "# c",
+    "",
+    "{pad}  # c",
+    "{pad} x",
+    "{pad} y: 2",
+    "{pad}   y: 2",
+    "{pad}'q",
+    "{pad}c: [a",
+    "z: 1",
+]
+
+
+@st.composite
+def repeated_values(draw: st.DrawFn) -> str:
+    """A document passed through whose mapping holds the same value (any generated document's
+    lines, indented) under several keys, as CRDs repeat schemas; a later copy may differ by a
+    mutated line (see _mutate) or by what follows it."""
+    # (nested documents twice as often: most are valid, so copies of them are stepped over)
+    source = draw(st.one_of(nested(), nested(), styled(), quoted_over_lines_documents(), documents()))
+    pieces = [p for p in _pieces(source) if p.strip()]
+    lines = draw(st.sampled_from(pieces)).split("\n")[:-1] if pieces else ["a: b"]
+    lines = [line for line in lines if not line.startswith("---")] or ["a: b"]
+    column = draw(st.sampled_from([0, 2, 4]))
+    pad = " " * column
+    step = draw(st.integers(1, 3))
+    value = [f"{pad}{' ' * step}{line}" if line else line for line in lines]
+    out = ["kind: Service"]
+    if column:
+        out += ["spec:", *([" " * 2 + "inner:"] if column == 4 else [])]
+    for index in range(draw(st.integers(2, 3))):
+        copy = list(value)
+        if index and draw(st.booleans()):
+            _mutate(draw, copy)
+        out.append(f"{pad}k{index}:")
+        out.extend(copy)
+        out.extend(line.format(pad=pad) for line in draw(st.lists(st.sampled_from(AFTER_REPEATED), max_size=2)))
+    if draw(st.booleans()):
+        return "\n".join(out) + "\n"
+    return "\n".join(out)  # the last line without a line break
+
+
+@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(repeated_values())
+def test_repeated_values_are_checked_as_their_first_copy_was(text: str) -> None:
+    """Stepping over a value whose lines were checked before in the document changes no verdict."""
+    checked = fastparse.check_passed_through(text)
+    assert checked == _check_without_repeats(text), text
+    if checked:
+        assert _libyaml_takes(text), text
+
+
+# A CRD's schema served in two versions: the second version's schema is stepped over.
+VERSION = """  - name: {name}
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            description: |-
+              The desired state.
+            properties:
+              replicas:
+                format: int32
+                type: integer
+              selector:
+                description: a plain description
+                  over two lines
+                type: string
+            type: object
+        type: object
+    served: true
+"""
+TWO_VERSIONS = "kind: CustomResourceDefinition\nspec:\n  versions:\n" + "".join(
+    VERSION.format(name=name) for name in ("v1alpha1", "v1")
+)
+
+
+def test_a_repeated_schema_is_stepped_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    stepped: list[int] = []
+    find = fastparse._repeated_value
+
+    def counted(lines: list[str], i: int, column: int, depth: int, repeats: fastparse._Repeats) -> int:
+        end = find(lines, i, column, depth, repeats)
+        if end >= 0:
+            stepped.append(end - i)
+        return end
+
+    monkeypatch.setattr(fastparse, "_repeated_value", counted)
+    assert fastparse.check_passed_through(TWO_VERSIONS)
+    assert stepped == [15]  # the second version's openAPIV3Schema, at once
+    stepped.clear()
+    # A line in the second copy that libyaml refuses: not stepped over, and found
+    broken = TWO_VERSIONS[::-1].replace("type: integer"[::-1], "type: integer: x"[::-1], 1)[::-1]
+    assert not fastparse.check_passed_through(broken) and not _libyaml_takes(broken)
+    assert stepped == []
+    # The second copy's lines followed by a comment at the left margin and more of the value:
+    # a comment ends no value, so these lines are not the first copy's value
+    more = TWO_VERSIONS[::-1].replace(
+        "        type: object\n    served: true\n"[::-1],
+        "        type: object\n# note\n        x-kubernetes-preserve-unknown-fields: true\n    served: true\n"[::-1],
+        1,
+    )[::-1]
+    assert fastparse.check_passed_through(more) and _libyaml_takes(more)
+    assert stepped == [12]  # only the value of "spec:" inside it
+    stepped.clear()
+    # ... or by an empty line
+    more = more.replace("\n# note\n", "\n\n")
+    assert fastparse.check_passed_through(more) and _libyaml_takes(more)
+    assert stepped == [12]
+
+
+def test_a_repeated_value_deeper_in_blocks_keeps_to_the_depth_limit() -> None:
+    """The same value at the same column but one block deeper (a sequence at its key's column
+    around it) is not stepped over: near the depth limit the check refuses it there only."""
+
+    def document(height: int) -> str:
+        value = "".join(f"{' ' * (4 + level)}a{level}:\n" for level in range(height)) + f"{' ' * (4 + height)}z: 1\n"
+        return f"kind: Service\nx:\n  k:\n{value}y:\n- k:\n{value}z: 1\n"
+
+    heights = range(fastparse._MOST_CHECKED - 4, fastparse._MOST_CHECKED + 2)
+    verdicts = [fastparse.check_passed_through(document(height)) for height in heights]
+    assert verdicts == [_check_without_repeats(document(height)) for height in heights]
+    assert True in verdicts and False in verdicts
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deep_documents())
 def test_the_pass_through_check_keeps_to_the_depth_limit(text: str) -> None:

@@ -1398,6 +1398,15 @@ _STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MOR
 _CHECK_FLOW_ROOM = 8
 _MOST_CHECKED = MAX_DEPTH - _CHECK_FLOW_ROOM - 20
 _MAX_CHECK_ROWS = 16384
+# A mapping's value of at least this many lines is remembered by the check, its lines and where
+# it ended, so that the same lines later in the document are stepped over (see _repeated_value).
+_MIN_REPEATED_LINES = 3
+# Values checked, by their first line: the depth of blocks around one, its first line's index
+# and its number of lines.
+_Repeats = dict[str, tuple[int, int, int]]
+# The blocks around the open one: each one's column, whether it is a sequence, and where the
+# value it holds starts when it is a mapping's value (else -1: see _repeated_value).
+_Blocks = list[tuple[int, bool, int]]
 
 
 def _check_value(rest: str) -> int:
@@ -1539,6 +1548,51 @@ def _block_end(lines: list[str], i: int, rest: str, parent: int) -> int:
     return j
 
 
+def _repeated_value(lines: list[str], i: int, column: int, depth: int, repeats: _Repeats) -> int:
+    """The line after a mapping's value that starts on line i, right of its key's ``column``
+    with ``depth`` blocks around it, when its lines are those of a value checked before in the
+    document at that depth (``repeats``) and the line after them ends this one too (-1: not so).
+
+    CRDs repeat whole schemas (a type in spec and in status, every served version). The rows
+    of a value's lines depend on those lines alone: they start with its first line, right of
+    any key whose value it may be, and each line the rules meet in it is at a column of a block
+    it opened, or it would have ended it (or been refused). It ended at a line of content as
+    far left as its key, which pops the blocks it opened, and no rule looks past such a line
+    (quoted scalars and flow collections over lines stop at their closing quote or bracket,
+    plain and block scalars at a line so far left), so the same lines before such a line check
+    the same. The depth matters for the depth limit alone. The value must not reach the
+    document's end, where block scalars have rules of their own.
+    """
+    known = repeats.get(lines[i])
+    if known is None or known[0] != depth:
+        return -1
+    _, first, count = known
+    end = i + count
+    if end >= len(lines):
+        return -1
+    after = lines[end]
+    content = after.lstrip(" ")
+    if not content or content[0] == "#" or len(after) - len(content) > column:
+        return -1
+    last = count - 1  # (values that differ mostly differ by their last line, and slices cost their length)
+    if lines[first + last] != lines[i + last] or lines[first : first + count] != lines[i:end]:
+        return -1
+    return end
+
+
+def _enter_block(lines: list[str], i: int, top: int, in_sequence: bool, enclosing: _Blocks, repeats: _Repeats) -> int:
+    """Line i opens a block in the open one (``top``), which goes on ``enclosing``: -1; or it
+    starts a mapping's value checked before (see _repeated_value): the line after that value.
+    (In a mapping, the key whose value line i starts is at the open block's column.)"""
+    if in_sequence:
+        enclosing.append((top, True, -1))
+        return -1
+    end = _repeated_value(lines, i, top, len(enclosing), repeats)
+    if end < 0:
+        enclosing.append((top, False, i))  # where the value starts, remembered when it ends
+    return end
+
+
 def check_passed_through(text: str, cache: CheckCache | None = None, screened: bool = False) -> bool:
     """Whether libyaml surely accepts a document and it nests within the depth limit (False: not known here).
 
@@ -1560,13 +1614,14 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
         i += 1
     if i >= count or lines[i][:1] in (" ", "-"):
         return False  # no content, an indented root, or one that is not a block mapping
-    enclosing: list[tuple[int, bool]] = []
+    enclosing: _Blocks = []
     top, in_sequence = 0, False  # the open block: its column, and whether it is a sequence
     pending = -1  # the column of a "key:" or "-" whose value may follow on the next lines
     # The column of the open block while it is a mapping with nothing pending: there a key
     # with a one-line value needs no more than its row (-2: not so).
     simple = 0
     plain = -1  # the line of the last one-line plain scalar: the next line may continue it
+    repeats: _Repeats = {}
     try:
         while i < count:
             line = lines[i]
@@ -1580,7 +1635,10 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                 indent = row[0]
                 if indent != simple:
                     if pending >= 0 and indent > pending:  # the first key of a mapping opened by the "key:" above
-                        enclosing.append((top, in_sequence))
+                        end = _enter_block(lines, i, top, in_sequence, enclosing, repeats)
+                        if end >= 0:  # a mapping's value checked before: stepped over
+                            i, pending, simple = end, -1, top
+                            continue
                         if len(enclosing) > _MOST_CHECKED:
                             return False
                         top, in_sequence, pending = indent, False, -1
@@ -1590,7 +1648,9 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                         while indent < top or (indent == top and in_sequence):
                             if not enclosing:
                                 return False
-                            top, in_sequence = enclosing.pop()
+                            top, in_sequence, start = enclosing.pop()
+                            if start >= 0 and i - start >= _MIN_REPEATED_LINES:
+                                repeats.setdefault(lines[start], (len(enclosing), start, i - start))
                         if indent != top:
                             return False
                     else:
@@ -1641,12 +1701,15 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                             return False
                         simple = -2 if in_sequence else top
                         continue
-                    enclosing.append((top, in_sequence))
+                    end = _enter_block(lines, i, top, in_sequence, enclosing, repeats)
+                    if end >= 0:  # a mapping's value checked before: stepped over
+                        i, pending, simple = end, -1, top
+                        continue
                     if len(enclosing) > _MOST_CHECKED:
                         return False
                     top, in_sequence = indent, dash
                 elif indent == pending and dash:
-                    enclosing.append((top, in_sequence))  # a sequence at its key's column (or the next item)
+                    enclosing.append((top, in_sequence, -1))  # a sequence at its key's column (or the next item)
                     if len(enclosing) > _MOST_CHECKED:
                         return False
                     top, in_sequence = indent, True
@@ -1655,18 +1718,20 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                 while indent < top or (indent == top and in_sequence and not dash):
                     if not enclosing:
                         return False
-                    top, in_sequence = enclosing.pop()
+                    top, in_sequence, start = enclosing.pop()
+                    if start >= 0 and i - start >= _MIN_REPEATED_LINES:
+                        repeats.setdefault(lines[start], (len(enclosing), start, i - start))
                 if indent != top or in_sequence != dash:
                     return False
             if kind > _C_OTHER:  # "- - x": a sequence at each later dash's column, then the item as below
                 for inner in _inner_dashes(line, indent):
-                    enclosing.append((top, True))
+                    enclosing.append((top, True, -1))
                     if len(enclosing) > _MOST_CHECKED:
                         return False
                     top = inner
                 kind = _C_DASH_KEY if kind == _C_DASHES_KEY else _C_DASH
             if kind == _C_DASH_KEY:  # "- key: ...": a mapping at the key's column
-                enclosing.append((top, True))
+                enclosing.append((top, True, -1))
                 if len(enclosing) > _MOST_CHECKED:
                     return False
                 top, in_sequence = column, False
