@@ -1560,7 +1560,7 @@ LINE_PARTS = st.builds(
     st.lists(
         st.one_of(
             st.sampled_from([" ", "  ", "a", "k8s", "-", "- ", ".", "/", "_", ":", ": ", "#", " #", "\t", "x:y"]),
-            st.sampled_from(["'", '"', "[", "{", "!", "|"]),
+            st.sampled_from(["'", '"', "[", "{", "!", "|", '"a b"', "'a'", "''", '\\"', "\\n", '"\\q"', '"\\t"']),
             st.sampled_from(sorted(fastparse._NOT_PLAIN_START)).map(lambda indicator: f" {indicator}"),  # a value's start
             st.sampled_from(list("-?:,[]{}#&*!|>'\"%@`<= =<9Zé\\")),
         ),
@@ -1573,8 +1573,11 @@ LINE_PARTS = st.builds(
 @given(st.text(" ", max_size=3), st.one_of(USUAL_KEYS, st.just("")), LINE_PARTS)
 @example("", "k" * fastparse._MAX_KEY + ":", " v")
 @example("  ", "k" * (fastparse._MAX_KEY + 1) + ":", " v")
+@example("", "k:", ' "x"#c')  # no space before the comment: not one
+@example("", "k:", ' "\\q"')  # an escape libyaml does not know
 def test_the_usual_lines_are_classified_as_in_full(indent: str, key: str, rest: str) -> None:
-    """_check_row's one-pattern shortcut for "key:", "key: plain", "- plain" and "plain" gives the rows its rules give."""
+    """_check_row's one-pattern shortcut ("key:", "key: plain", "key: 'quoted'", "- plain", "plain")
+    gives the rows its rules give."""
     line = f"{indent}{key}{rest}"
     nothing = re.compile("(?!)").fullmatch
     assert fastparse._check_row(line, re.compile(fastparse._USUAL_LINE).fullmatch) == fastparse._check_row(line, nothing), line

@@ -1382,14 +1382,16 @@ _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 _KEY_LINE = re.compile(rf"( *+)({_USUAL_KEY}):(?: ++|\Z)")
 _ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual key is not found (see _ANY_KEY_ROW)
 # The usual lines of all, as _check_row's rules classify them, in one pattern: a usual key
-# with nothing after its ":" (a block follows) or a plain scalar, a dash and a plain scalar, or
-# a plain scalar alone (a continuation line), where the plain scalar holds no ":" (nor a tab)
-# and starts with none of _NOT_PLAIN_START but "<" and "=" (plain to the check: see
-# _check_value). A comment may follow it, and spaces trail.
+# with nothing after its ":" (a block follows), a plain scalar or a quoted one without escapes,
+# a dash and a plain scalar, or a plain scalar alone (a continuation line), where the plain
+# scalar holds no ":" (nor a tab) and starts with none of _NOT_PLAIN_START but "<" and "="
+# (plain to the check: see _check_value). A comment may follow it, and spaces trail.
 _SAFE_PLAIN = r"[^-?:,\[\]{}#&*!|>'\"%@` \t][^:\t]*+"
+# A quoted scalar with no escape in it (nor a quote doubled), and what may follow it.
+_SIMPLY_QUOTED = r"""(?:"[^"\\]*+"|'[^']*+')(?: *+| ++#.*+)"""
 # Compiled by each check (re caches it), not here: a run that passes nothing through (one
 # Deployment) need not compile it.
-_USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN})?|(- ++)?{_SAFE_PLAIN})"
+_USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN}|( ++){_SIMPLY_QUOTED})?|(- ++)?{_SAFE_PLAIN})"
 _Usual = Callable[[str], "re.Match[str] | None"]
 # The step of a key line by the kind of its value (see CheckRow).
 _STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
@@ -1453,13 +1455,15 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
     if match is not None:  # the rows the rules below give, in one C pass
         indent = match.end(1)
         if match.start(2) < 0:
-            if match.start(4) < 0:
+            if match.start(5) < 0:
                 return (indent, _S_MORE, _C_SCALAR, indent, _V_PLAIN, indent)
-            return (indent, _S_MORE, _C_DASH, match.end(4), _V_PLAIN, match.end(4))
+            return (indent, _S_MORE, _C_DASH, match.end(5), _V_PLAIN, match.end(5))
         if match.end(2) - indent <= _MAX_KEY:
-            if match.start(3) < 0:
-                return (indent, _S_OPEN, _C_KEY, indent, _V_EMPTY, len(line))
-            return (indent, _S_PLAIN, _C_KEY, indent, _V_PLAIN, match.end(3))
+            if match.start(3) >= 0:
+                return (indent, _S_PLAIN, _C_KEY, indent, _V_PLAIN, match.end(3))
+            if match.start(4) >= 0:
+                return (indent, _S_DONE, _C_KEY, indent, _V_DONE, match.end(4))
+            return (indent, _S_OPEN, _C_KEY, indent, _V_EMPTY, len(line))
     if "\t" in line and line.lstrip(" ")[:1] != "#":  # as in _row: refused outside a block scalar's content and comments
         return (len(line) - len(line.lstrip(" ")), _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
     match = _KEY_LINE.match(line)
