@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from wavegen.core import refs
@@ -1475,6 +1475,41 @@ def test_one_character_escapes_split_as_the_pattern_reads_them(parts: list[str])
             return "declined"
 
     assert outcome(fastparse._unescape_single) == outcome(fastparse._unescape_codes)
+
+
+# Escapes with code points too: digits around the surrogates' and U+10FFFF's bounds.
+ESCAPED_CODES = st.lists(
+    st.one_of(
+        ESCAPED_TEXT.map("".join),
+        st.builds(
+            "".join,
+            st.lists(st.sampled_from(["\\x", "\\u", "\\U", "\\", *"01789aBcDeFfg"]), max_size=10),
+        ),
+    ),
+    max_size=4,
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(ESCAPED_CODES)
+@example("\\ud7ff\\ue000")
+@example("\\uD800")
+@example("\\udfff")
+@example("\\U0000d7ff\\U0010ffff\\U0001F600")
+@example("\\U0000DBFF")
+@example("\\U00110000")
+@example("\\U0020FFFF")
+def test_the_check_takes_the_escapes_the_reader_takes(body: str) -> None:
+    """The check's one pattern over a double-quoted scalar's escapes agrees with _unescape."""
+    quoted = fastparse._DOUBLE.fullmatch(f'"{body}"')
+    assume(quoted is not None)  # what the quoted pattern gives: no lone backslash last, no bare quote
+    assert quoted is not None and quoted.group(1) == body
+    try:
+        fastparse._unescape(body)
+        taken = True
+    except fastparse._Bail:
+        taken = False
+    assert bool(re.fullmatch(fastparse._ESCAPES_TAKEN, body)) is taken, body
 
 
 def _pieces(data: bytes) -> list[str]:
