@@ -1610,6 +1610,9 @@ LINE_PARTS = st.builds(
 @example("  ", "k" * (fastparse._MAX_KEY + 1) + ":", " v")
 @example("", "k:", ' "x"#c')  # no space before the comment: not one
 @example("", "k:", ' "\\q"')  # an escape libyaml does not know
+@example("", "k:", ' "\t// "')  # a tab (Go's text/template tests quote one so)
+@example("", "k:", " 'a\tb'")
+@example("", "k:", ' "x" # a\tb')
 def test_the_usual_lines_are_classified_as_in_full(indent: str, key: str, rest: str) -> None:
     """_check_row's one-pattern shortcut ("key:", "key: plain", "key: 'quoted'", "- plain", "plain")
     gives the rows its rules give."""

@@ -1394,8 +1394,9 @@ _ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual k
 # scalar holds no ":" (nor a tab) and starts with none of _NOT_PLAIN_START but "<" and "="
 # (plain to the check: see _check_value). A comment may follow it, and spaces trail.
 _SAFE_PLAIN = r"[^-?:,\[\]{}#&*!|>'\"%@` \t][^:\t]*+"
-# A quoted scalar with no escape in it (nor a quote doubled), and what may follow it.
-_SIMPLY_QUOTED = r"""(?:"[^"\\]*+"|'[^']*+')(?: *+| ++#.*+)"""
+# A quoted scalar with no escape in it (nor a quote doubled), and what may follow it; no tab
+# (the rules leave a line with a tab outside a comment line to libyaml).
+_SIMPLY_QUOTED = r"""(?:"[^"\\\t]*+"|'[^'\t]*+')(?: *+| ++#[^\t]*+)"""
 # Compiled by each check (re caches it), not here: a run that passes nothing through (one
 # Deployment) need not compile it.
 _USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN}|( ++){_SIMPLY_QUOTED})?|(- ++)?{_SAFE_PLAIN})"
