@@ -1602,6 +1602,15 @@ def _enter_block(lines: list[str], i: int, top: int, in_sequence: bool, enclosin
     return end
 
 
+def _leave_block(lines: list[str], i: int, enclosing: _Blocks, repeats: _Repeats) -> tuple[int, bool]:
+    """The block around the open one, which line i returns to: its column and whether it is a
+    sequence. A mapping's value that line i ends is remembered (see _repeated_value)."""
+    top, in_sequence, start = enclosing.pop()
+    if start >= 0 and i - start >= _MIN_REPEATED_LINES:
+        repeats.setdefault(lines[start], (len(enclosing), start, i - start))
+    return top, in_sequence
+
+
 def check_passed_through(text: str, cache: CheckCache | None = None, screened: bool = False) -> bool:
     """Whether libyaml surely accepts a document and it nests within the depth limit (False: not known here).
 
@@ -1657,9 +1666,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                         while indent < top or (indent == top and in_sequence):
                             if not enclosing:
                                 return False
-                            top, in_sequence, start = enclosing.pop()
-                            if start >= 0 and i - start >= _MIN_REPEATED_LINES:
-                                repeats.setdefault(lines[start], (len(enclosing), start, i - start))
+                            top, in_sequence = _leave_block(lines, i, enclosing, repeats)
                         if indent != top:
                             return False
                     else:
@@ -1727,9 +1734,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                 while indent < top or (indent == top and in_sequence and not dash):
                     if not enclosing:
                         return False
-                    top, in_sequence, start = enclosing.pop()
-                    if start >= 0 and i - start >= _MIN_REPEATED_LINES:
-                        repeats.setdefault(lines[start], (len(enclosing), start, i - start))
+                    top, in_sequence = _leave_block(lines, i, enclosing, repeats)
                 if indent != top or in_sequence != dash:
                     return False
             if kind > _C_OTHER:  # "- - x": a sequence at each later dash's column, then the item as below
