@@ -661,7 +661,11 @@ def _flow_lines_by_hand(draw: st.DrawFn, pad: str) -> list[str]:
 # Lines of a quoted scalar over several lines: folding, escapes, escaped breaks, spaces, indicators.
 QUOTED_LINES = st.sampled_from(
     ["x", "two words", "", "   ", "end\\", "tab\\t", "sp\\ ", "a: b", "# c", "- d", "it''s", '\\"q\\"', "trail  ", "x #y", "a\tb",
-     "trail\t", "\tlead"]
+     "trail\t", "\tlead",
+     # go-yaml's folded JSON: an escaped space first, escaped quotes and backslashes, a rarer
+     # escape (its own or one libyaml refuses) among the usual ones, spaces inside
+     '\\ \\"k\\": 1,', "esc\\\\", "esc\\\\  ", "\\\\\\\\", '\\U0001F600 \\"x\\"', "\\x41\\u00e9", "\\uD800", "\\q", "a   b",
+     "\\ \\ ", "''", "'"]
 )  # fmt: skip
 
 
@@ -819,6 +823,43 @@ def quoted_over_lines_documents(draw: st.DrawFn) -> bytes:
 @given(quoted_over_lines_documents())
 def test_generated_quoted_scalars_over_lines(data: bytes) -> None:
     assert_same(data)
+
+
+# A dashboard as go-yaml folds a long JSON text into a double-quoted scalar: escaped quotes and
+# line breaks, a line starting with an escaped space, one rarer escape among thousands of usual
+# ones; then the less usual lines between: an escaped line break, an empty line, text ending in
+# an escaped backslash, spaces inside.
+GO_YAML_DASHBOARD = "\n".join(
+    [
+        r'  dash.json: "{\n  \"panels\": [\n    {\n      \"title\": \"CPU \U0001F600\",\n',
+        *(rf"    \     \"p{n}\": \"{n}   apart\",\n\\\\\n" for n in range(60)),
+        '    \\ \\ \\"broken\\": \\"here\\',
+        r"      and\\",
+        "",
+        r'    there\"\n  ]\n}"',
+        "",
+    ]
+)
+
+
+def test_a_long_quoted_scalar_in_go_yamls_folding_is_read_and_checked_as_libyaml_does() -> None:
+    """Each line of a quoted scalar that only continues it is taken in one match, its escapes
+    unescaped (or, for the check, matched) once over the folded text."""
+    config_map = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n{GO_YAML_DASHBOARD}"
+    read = fastparse.parse(config_map)
+    assert read is not None
+    assert read[0]["data"]["dash.json"] == yaml.load(config_map, Loader=yaml.CSafeLoader)["data"]["dash.json"]
+    passed_through = config_map.replace("kind: ConfigMap", "kind: GrafanaDashboard")
+    assert fastparse.check_passed_through(passed_through)
+    for document in (config_map, passed_through):
+        assert_same(f"---\n{document}".encode())
+    # An escape libyaml refuses, on the scalar's 40th line: refused by both, and by the check.
+    refused = passed_through.replace('\\"p40\\"', '\\"p\\q40\\"')
+    assert refused != passed_through and not fastparse.check_passed_through(refused)
+    for document in (refused, refused.replace("kind: GrafanaDashboard", "kind: ConfigMap")):
+        with pytest.raises(yaml.YAMLError):
+            yaml.load(document, Loader=yaml.CSafeLoader)
+        assert_same(f"---\n{document}".encode())
 
 
 # Lines of a long literal block scalar (a dashboard, a script): at its indentation or deeper,

@@ -204,22 +204,29 @@ def _unescape(body: str) -> str:
     """The value of a double-quoted scalar's text (libyaml's escapes)."""
     if "\\" not in body:
         return body
+    # JSON's usual escapes by C replaces: escaped backslashes become NUL first (no text the
+    # reader takes holds one), so that every backslash left starts an escape and a replace
+    # makes no new one (an escaped space: go-yaml's, starting a line of a quoted scalar it
+    # folded). The escapes left are taken between the NULs (istio's quoted dashboards: twice
+    # as fast; one quoted over lines holds thousands of escapes, and perhaps one \U, which
+    # must not send them all the slow way).
+    if "\0" in body:
+        return _unescape_others(body)
+    marked = body.replace("\\\\", "\0").replace('\\"', '"').replace("\\n", "\n").replace("\\ ", " ")
+    if "\\" not in marked:
+        return marked.replace("\0", "\\")
+    return "\\".join(_unescape_others(piece) if "\\" in piece else piece for piece in marked.split("\0"))
+
+
+def _unescape_others(body: str) -> str:
+    """_unescape, one escape at a time."""
     if "\\x" not in body and "\\u" not in body and "\\U" not in body:
         return _unescape_single(body)
     return _unescape_codes(body)
 
 
 def _unescape_single(body: str) -> str:
-    """_unescape for text whose escapes are all one character long (``\\n``, ``\\"``, ``\\\\``): split at
-    the backslashes in C (a JSON document quoted whole holds thousands), not one callback each."""
-    # JSON's usual escapes by C replaces: escaped backslashes become NUL first (no text the
-    # reader takes holds one), so that every backslash left starts an escape and a replace
-    # makes no new one. Other escapes go the general way below (istio's quoted dashboards:
-    # twice as fast).
-    if "\0" not in body:
-        marked = body.replace("\\\\", "\0").replace('\\"', '"').replace("\\n", "\n")
-        if "\\" not in marked:
-            return marked.replace("\0", "\\")
+    """_unescape_others for text whose escapes are all one character long: split at the backslashes in C."""
     parts = body.split("\\")
     out = [parts[0]]
     index, count = 1, len(parts)
@@ -501,24 +508,31 @@ def _flow_line(rest: str, room: int) -> Any:
 
 
 # A quoted scalar's text up to its closing quote or the end of its line.
-# (These three are compiled on first use: few documents hold such scalars.)
+# (These five are compiled on first use: few documents hold such scalars.)
 _DOUBLE_PART = r'[^"\\]*(?:\\.[^"\\]*)*'
 _SINGLE_PART = r"[^']*(?:''[^']*)*"
 # What may follow a quoted scalar's closing quote: spaces, or spaces and a comment.
 _QUOTED_TAIL = r" *| +#.*"
+# A later line of a quoted scalar that does not close it, taken whole when it ends in neither
+# a space nor an escaped line break (each of which the general loop of _quoted_parts weighs):
+# its indentation, then text with no closing quote or tab, the line's part of the value.
+_DOUBLE_MIDDLE = r' *+([^"\\\t]*+(?:\\[^\t][^"\\\t]*+)*+)'
+_SINGLE_MIDDLE = r" *+([^'\t]*+(?:''[^'\t]*+)*+)"
 
 
-def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
+def _quoted_parts(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     """A quoted scalar that starts on line i (``rest``) and closes on a later line, folded as
-    libyaml folds it. Like libyaml, it takes later lines at any indentation (old CRD generators
-    write descriptions so); where they reach the owning block's column, see _reaches_block."""
+    libyaml folds it but with its escapes (or doubled quotes) as written, and the line after it.
+    Like libyaml, it takes later lines at any indentation (old CRD generators write descriptions
+    so); where they reach the owning block's column, see _reaches_block."""
     double = rest[0] == '"'
     part = re.compile(_DOUBLE_PART if double else _SINGLE_PART)
+    middle = re.compile(_DOUBLE_MIDDLE if double else _SINGLE_MIDDLE).fullmatch
     quote = rest[0]
     text = rest[1:]
-    values: list[str] = []
-    joins: list[str] = []
-    breaks = 0
+    # Escapes never reach past a line's text (a backslash ending one is taken apart below), so
+    # the folded text's escapes are its lines' escapes: one unescape, not one a line.
+    folded: list[str] = []
     escaped_break = False
     count = len(lines)
     j = i
@@ -528,7 +542,7 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
         if after[:1] == quote:
             if j == i or not re.fullmatch(_QUOTED_TAIL, after[1:]):
                 raise _Bail  # one line (the caller's), or something after the closing quote
-            values.append(body)
+            folded.append(body)
             break
         if after:
             if not (double and after == "\\"):
@@ -539,8 +553,15 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
             if double and stripped != body and stripped.endswith("\\"):
                 raise _Bail  # trailing spaces an escape may hold: left to libyaml
             body = stripped
-        values.append(body)
+        folded.append(body)
         j += 1
+        if not escaped_break:
+            # The usual later line (a dashboard's JSON quoted whole has hundreds), folded into a
+            # space, in one match: what the general steps below make of it.
+            while j < count and (line := lines[j])[-1:] not in ("", " ") and (usual := middle(line)) is not None:
+                folded.append(" ")
+                folded.append(usual.group(1))
+                j += 1
         breaks = 0
         while j < count and lines[j] == "":
             breaks += 1
@@ -552,17 +573,27 @@ def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
         if not content or "\t" in content:
             raise _Bail  # spaces alone, or a tab (libyaml's folding strips those too)
         if escaped_break:
-            joins.append("\n" * breaks)
+            folded.append("\n" * breaks)
             escaped_break = False
         else:
-            joins.append("\n" * breaks if breaks else " ")
+            folded.append("\n" * breaks if breaks else " ")
         text = content
-    values = [_unescape(value) for value in values] if double else [value.replace("''", "'") for value in values]
-    folded = [values[0]]
-    for join, value in zip(joins, values[1:], strict=True):
-        folded.append(join)
-        folded.append(value)
     return "".join(folded), j + 1
+
+
+def _quoted_lines(lines: list[str], rest: str, i: int) -> tuple[str, int]:
+    """A quoted scalar that starts on line i (``rest``) and closes on a later line: its value, and the line after it."""
+    text, end = _quoted_parts(lines, rest, i)
+    return (_unescape(text) if rest[0] == '"' else text.replace("''", "'")), end
+
+
+def _quoted_end(lines: list[str], rest: str, i: int) -> int:
+    """The line after a quoted scalar that starts on line i and closes on a later line, for the
+    check: its escapes matched as _ESCAPES_TAKEN matches a line's, its value never made."""
+    text, end = _quoted_parts(lines, rest, i)
+    if rest[0] == '"' and "\\" in text and not re.fullmatch(_ESCAPES_TAKEN, text):
+        raise _Bail
+    return end
 
 
 # A quoted scalar on one line (its brackets are text, not structure; see _flow_part). The
@@ -1710,7 +1741,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
                             plain = i
                             i += 1
                         elif value == _V_QUOTED:
-                            i = _quoted_lines(lines, line[at:], i)[1]
+                            i = _quoted_end(lines, line[at:], i)
                         elif value == _V_FLOW:
                             i = _flow_over_lines(lines, line[at:], i, _CHECK_FLOW_ROOM - 1)[1]
                         else:
@@ -1765,7 +1796,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
             elif value == _V_BLOCK:
                 i = _block_end(lines, i, line[at:], top)
             elif value == _V_QUOTED:
-                i = _quoted_lines(lines, line[at:], i)[1]
+                i = _quoted_end(lines, line[at:], i)
             elif value == _V_FLOW:
                 i = _flow_over_lines(lines, line[at:], i, _CHECK_FLOW_ROOM - 1)[1]
             else:
