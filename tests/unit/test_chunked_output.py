@@ -73,6 +73,43 @@ def test_chunks_are_encoded_in_batches_not_one_write_each() -> None:
     assert all(len(block.decode()) < 2 * WRITE_BATCH_CHARS for block in blocks[:-2])
 
 
+def test_a_long_chunk_is_written_a_part_at_a_time_and_checked_whole() -> None:
+    """Written (``cut``), a chunk longer than a batch is encoded in parts, never joined to the
+    chunks before it; for libyaml's check every block still ends with a whole chunk."""
+    long = "\u2019 " + "x" * (3 * WRITE_BATCH_CHARS) + "\n"
+    chunks = ["ä\n"] * 10 + [long, "end\n", long]
+    written = list(encode_chunks(chunks, cut=True))
+    assert b"".join(written) == "".join(chunks).encode()
+    assert max(len(block.decode()) for block in written) <= WRITE_BATCH_CHARS
+    checked = [block.decode() for block in encode_chunks(chunks)]
+    assert "".join(checked) == "".join(chunks)
+    assert all(block.endswith("\n") for block in checked)
+    assert max(map(len, checked)) > 3 * WRITE_BATCH_CHARS  # the long chunk whole, with those before it
+
+
+class _Recording(io.BytesIO):
+    """A binary stream that keeps the size of each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def write(self, block: Any) -> int:
+        self.sizes.append(len(block))
+        return super().write(block)
+
+
+def test_outputs_are_written_without_encoding_a_long_chunk_whole() -> None:
+    """To standard output and to files alike (their peak memory: see encode_chunks)."""
+    chunks = ["a: 1\n"] * 3 + ["x" * (5 * WRITE_BATCH_CHARS) + "\n", "b: 2\n"]
+    to_stdout, to_file = _Recording(), _Recording()
+    engine.write_chunks(chunks, to_stdout)
+    files._write_content(to_file, chunks)
+    for out in (to_stdout, to_file):
+        assert out.getvalue() == "".join(chunks).encode()
+        assert max(out.sizes) <= WRITE_BATCH_CHARS
+
+
 def old_join(outputs: Sequence[bytes]) -> bytes:
     """How transform joined several files' bytes before outputs were chunks (the reference)."""
     if len(outputs) == 1:
@@ -179,8 +216,8 @@ def test_output_file_failing_midway_leaves_the_original(
     out.write_bytes(b"before\n")
     real = files.encode_chunks
 
-    def one_block_then_full_disk(chunks: Any) -> Iterator[bytes]:
-        blocks = real(chunks)
+    def one_block_then_full_disk(chunks: Any, **options: bool) -> Iterator[bytes]:
+        blocks = real(chunks, **options)
         yield next(blocks)
         raise OSError(errno.ENOSPC, "No space left on device")
 

@@ -179,7 +179,7 @@ def _temp_file(path: str) -> tuple[int, str]:
 
 def _write_content(handle: BinaryIO, data: bytes | Iterable[str]) -> None:
     """Bytes as they are, or text chunks encoded and written in batches."""
-    for block in (data,) if isinstance(data, bytes) else encode_chunks(data):
+    for block in (data,) if isinstance(data, bytes) else encode_chunks(data, cut=True):
         handle.write(block)
 
 

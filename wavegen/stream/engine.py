@@ -162,11 +162,22 @@ def same_text(left: list[str], right: list[str]) -> bool:
     return True
 
 
-def encode_chunks(chunks: Iterable[str]) -> Iterator[bytes]:
-    """UTF-8 bytes of a chunked text, about WRITE_BATCH_CHARS characters at a time."""
+def encode_chunks(chunks: Iterable[str], *, cut: bool = False) -> Iterator[bytes]:
+    """UTF-8 bytes of a chunked text, about WRITE_BATCH_CHARS characters at a time, each block
+    ending with a whole chunk (libyaml reads them as streams of documents); ``cut``, for writing:
+    a chunk longer than that is encoded a part at a time (a CRD of a megabyte joined to the
+    chunks before it, then encoded, took its size two to three times over at the peak)."""
     batch: list[str] = []
     size = 0
     for chunk in chunks:
+        if cut and len(chunk) > WRITE_BATCH_CHARS:
+            if batch:
+                yield "".join(batch).encode("utf-8")
+                batch.clear()
+                size = 0
+            for start in range(0, len(chunk), WRITE_BATCH_CHARS):
+                yield chunk[start : start + WRITE_BATCH_CHARS].encode("utf-8")
+            continue
         batch.append(chunk)
         size += len(chunk)
         if size >= WRITE_BATCH_CHARS:
@@ -179,7 +190,7 @@ def encode_chunks(chunks: Iterable[str]) -> Iterator[bytes]:
 
 def write_chunks(chunks: Iterable[str], stream: IO[bytes]) -> None:
     """Write a chunked text to a binary stream as UTF-8, in batches."""
-    for block in encode_chunks(chunks):
+    for block in encode_chunks(chunks, cut=True):
         stream.write(block)
 
 
