@@ -247,7 +247,7 @@ def test_handed_over_inputs_are_not_kept_once_decoded(monkeypatch: pytest.Monkey
     seen: list[int] = []
     real = engine.Engine.add_held
 
-    def add_held(self: engine.Engine, name: str, held: list[str], bom: str) -> None:
+    def add_held(self: engine.Engine, name: str, held: list[str | bytes], bom: str) -> None:
         seen.append(sys.getrefcount(data))
         real(self, name, held, bom)
 
@@ -268,7 +268,7 @@ def test_transform_holds_no_input_bytes_while_parsing(
     seen: list[int] = []
     real = engine.Engine.add_held
 
-    def add_held(self: engine.Engine, name: str, held: list[str], bom: str) -> None:
+    def add_held(self: engine.Engine, name: str, held: list[str | bytes], bom: str) -> None:
         seen.append(sys.getrefcount(data))
         real(self, name, held, bom)
 
@@ -299,6 +299,32 @@ def test_the_decoded_text_is_not_kept_once_cut_into_pieces(monkeypatch: pytest.M
     assert result.outputs
     # held by the list above and getrefcount's argument only: not by run, add_held or the decoder
     assert counts and set(counts) == {2}
+
+
+def test_bytes_cut_before_they_are_decoded_are_not_kept_once_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input past ASCII is cut into pieces as bytes and each piece decoded: while documents are
+    read, neither its bytes nor a decoded whole text is alive, only the pieces (of which those
+    without a character past U+00FF take a byte a character)."""
+    data = workload_bundle(5).replace("name: ", "name: x\u2019", 1).encode()
+    texts: list[str] = []
+    counts: list[int] = []
+    real_split, real_relevant = engine.split_utf8, engine.Engine._relevant
+
+    def split_utf8(held: bytes, file: str) -> tuple[list[Piece], bool, bool]:
+        texts.extend(piece.text for piece in real_split(held, file)[0])
+        return real_split(held, file)
+
+    def relevant(self: engine.Engine, piece: Piece) -> str | None:
+        counts.append(sys.getrefcount(data))
+        return real_relevant(self, piece)
+
+    monkeypatch.setattr(engine, "split_utf8", split_utf8)
+    monkeypatch.setattr(engine.Engine, "_relevant", relevant)
+    alone = sys.getrefcount(data)
+    result = run(handed_over([InputDocument("bundle.yaml", data)]), Options())
+    assert result.outputs and "".join(texts) == data.decode()
+    assert counts and set(counts) == {alone}  # this test's name and getrefcount's argument only
+    assert [sys.getsizeof(text) < len(text) + 100 for text in texts].count(False) == 1  # one piece holds the quote
 
 
 def cuts(text: str) -> list[list[str]]:

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
+from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse, splice
+from wavegen.stream import split as split_module
 from wavegen.stream.engine import InputDocument, run
-from wavegen.stream.split import split_marked, split_stream
+from wavegen.stream.split import Piece, check_line_breaks, split_as_bytes, split_marked, split_stream, split_utf8
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n"
 
@@ -207,6 +211,124 @@ def test_split_marks_directives_and_reassembles(lines: list[tuple[str, str]], la
         opens = piece.text.startswith(("---\n", "--- ", "---\r")) or piece.text == "---" or piece.text.startswith("%")
         ended = before.text.rstrip("\r\n").rsplit("\n", 1)[-1].startswith("...")
         assert opens or ended, (before.text, piece.text)
+
+
+# Lines of a stream past ASCII too: Latin-1 text and characters past it (a typographic quote,
+# an emoji, a dash: what makes a CRD's text take 2 or 4 bytes a character), next to markers.
+_UTF8_LINES = st.one_of(
+    _STREAM_LINES,
+    st.sampled_from(["é: \u2019x\u2019", "- 🎉", "...\u2019", "---\u2019", "--- é", "# ü", "a: b\rc", "\ufeffa: 1", "x: \u2013"]),
+    # NEL, LS and PS inside a line, and "Å", whose UTF-8 holds the byte of NEL (0x85)
+    st.sampled_from(["a: b\x85c", "--- \u2028", "...\u2029", "Å: 1"]),
+)
+
+
+def _split_outcome(split: Callable[[], tuple[list[Piece], bool, bool]]) -> object:
+    try:
+        pieces, directives, screened = split()
+    except WavegenError as err:
+        return str(err)
+    return [(piece.text, piece.line, piece.number) for piece in pieces], directives, screened
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_UTF8_LINES, st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\x85", "\u2028"])), min_size=1, max_size=10
+    ),
+    st.booleans(),
+)
+@example(
+    [("...", "\n"), ("", "\n"), ("é: 1", "\n"), ("---", "\n"), ("x: \u2028", "\n")], True
+)  # a piece opening with an empty line
+def test_a_stream_cut_as_utf8_bytes_gives_the_pieces_of_its_text(lines: list[tuple[str, str]], last_break: bool) -> None:
+    """The same pieces (text, line, number), flags and lone-CR error as the decoded text gives
+    (line numbers that count NEL, LS and PS breaks too)."""
+    text = "".join(line + brk for line, brk in lines)
+    if not last_break:
+        text = text.removesuffix("\r\n").removesuffix("\n")
+    data = text.encode()
+    assert split_as_bytes(data) is not text.isascii()
+    if text.isascii():
+        return
+    expected = _split_outcome(lambda: (check_line_breaks(text, "f.yaml"), split_marked(text))[1])
+    assert _split_outcome(lambda: split_utf8(data, "f.yaml")) == expected
+
+
+@pytest.mark.parametrize("checked_bytes", [1, 3, 8, 1 << 20])
+def test_bytes_that_are_not_utf8_are_refused_at_the_line_decoding_refuses(
+    checked_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked a slice at a time, the first bad byte is the one decoding the whole finds, wherever the slices end."""
+    monkeypatch.setattr(split_module, "_UTF8_CHECKED_BYTES", checked_bytes)
+    good = "a: \u2019\n---\nb: é\n".encode()
+    for bad in (b"\xff", b"\xe2\x80", b"\xc3(", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):
+        for data in (good + bad + b"\n", good * 3 + b"c: " + bad, bad + good, good + b"x\n" + bad + b"\xff\n"):
+            with pytest.raises(UnicodeDecodeError) as whole:
+                data.decode("utf-8")
+            with pytest.raises(UnicodeDecodeError) as checked:
+                split_as_bytes(data)
+            assert checked.value.start == whole.value.start, data
+            outcomes = []
+            for bytes_first in (True, False):
+                if not bytes_first:
+                    monkeypatch.setattr(engine_module, "split_as_bytes", lambda _data: False)
+                with pytest.raises(WavegenError) as refused:
+                    run([InputDocument("in.yaml", data)], Options())
+                outcomes.append(str(refused.value))
+            monkeypatch.setattr(engine_module, "split_as_bytes", split_as_bytes)
+            assert outcomes[0] == outcomes[1] and "not UTF-8" in outcomes[0], data
+
+
+def test_a_stream_cut_as_utf8_bytes_runs_as_its_decoded_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's outputs, findings and errors are the same whether its input is cut as bytes or
+    decoded whole, and so are the engine's choices: whether its pieces mean alone what they mean
+    together, and the size it weighs (characters, not bytes)."""
+    streams = [
+        CM.replace("k: v", "k: \u2019quoted\u2019") + "---\n" + deploy(),
+        "\ufeff" + CM.replace("k: v", "k: 🎉") + "---\n" + deploy() + "---\n# é\n",
+        "\ufeff" + CM.replace("k: v", "k: \u2019") + "\ufeff---\n" + deploy(),  # a BOM in the stream too
+        CM.replace("k: v", "k: é") + "---\n\ufeff" + deploy(),
+        CM.replace("k: v", "k: é\x00") + "---\n" + deploy(),  # a NUL byte
+        CM.replace("k: v", "k: \u2019\r") + "---\n" + deploy(),  # a lone CR
+        "%YAML 1.1\n---\n" + CM.replace("k: v", "k: \u2019") + "...\n---\n" + deploy(),
+        "...\n" + CM.replace("k: v", "k: \u2019"),
+        "...\n---\n" + CM.replace("k: v", "k: \u2019"),
+        "a: \u2019\n...\n" + CM,
+    ]
+    choices: list[object] = []
+    real_context_free, real_at_once = engine_module._context_free, engine_module.Engine._add_checked_at_once
+
+    def context_free(*args: Any) -> bool:
+        free = real_context_free(*args)
+        choices.append(("context free", free))
+        return free
+
+    def at_once(self: engine_module.Engine, parsed: Any, file_index: int, size: int) -> bool:
+        choices.append(("size", size))
+        return real_at_once(self, parsed, file_index, size)
+
+    monkeypatch.setattr(engine_module, "_context_free", context_free)
+    monkeypatch.setattr(engine_module.Engine, "_add_checked_at_once", at_once)
+
+    def outcome(data: bytes) -> object:
+        choices.clear()
+        try:
+            result = run([InputDocument("in.yaml", data)], Options(missing="warn"))
+        except WavegenError as err:
+            return str(err), list(choices)
+        return result.outputs, [repr(finding) for finding in result.findings], list(choices)
+
+    decided = set()
+    for text in streams:
+        data = text.encode()
+        assert split_as_bytes(data)
+        as_bytes = outcome(data)
+        monkeypatch.setattr(engine_module, "split_as_bytes", lambda _data: False)
+        assert outcome(data) == as_bytes, text
+        monkeypatch.setattr(engine_module, "split_as_bytes", split_as_bytes)
+        decided.update(str(choice) for choice in as_bytes[-1])  # type: ignore[index]
+    assert "('context free', True)" in decided and "('context free', False)" in decided
 
 
 def test_namespace_flag_is_the_default_namespace() -> None:

@@ -15,7 +15,7 @@ from ..core.record import Record
 from ..errors import WavegenError
 from . import fastparse
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
-from .split import BOM, Piece, check_line_breaks, line_starts, split_marked
+from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
 from .tree import is_mapping, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
@@ -39,6 +39,8 @@ else:
 _KIND_LINE = r"""(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)"""
 _KIND = re.compile("\n" + _KIND_LINE)
 _KIND_FIRST = ("kind", '"kind"', "'kind'")  # a document whose first line may be its kind (rare: compiled on first use)
+_UTF8_BOM = BOM.encode()
+_NUL_IN_INPUT = "NUL byte in input (binary data?)"
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
 # Text encoded and written at once: large enough that a bundle of small documents is not
 # thousands of tiny writes, small enough that no copy of a whole output is ever made.
@@ -240,13 +242,34 @@ def decode(source: InputDocument) -> tuple[str, str]:
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = source.data[: err.start].count(b"\n") + 1
-        raise WavegenError("not UTF-8 text (binary data?)", file=source.name, line=line) from None
+        raise _not_utf8(source, err) from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
-        raise WavegenError("NUL byte in input (binary data?)", file=source.name, line=line)
+        raise WavegenError(_NUL_IN_INPUT, file=source.name, line=line)
     bom = BOM if text.startswith(BOM) else ""
     return text[len(bom) :], bom
+
+
+def _undecoded(source: InputDocument) -> tuple[bytes, str] | None:
+    """An input's UTF-8 bytes and its byte-order mark, if any, where split.split_as_bytes says they
+    are better cut into pieces before they are decoded (else None); refused as decode refuses them."""
+    data = source.data
+    try:
+        if not split_as_bytes(data):
+            return None
+    except UnicodeDecodeError as err:
+        raise _not_utf8(source, err) from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise WavegenError(_NUL_IN_INPUT, file=source.name, line=data.count(b"\n", 0, nul) + 1)
+    if data.startswith(_UTF8_BOM):
+        return data[len(_UTF8_BOM) :], BOM
+    return data, ""
+
+
+def _not_utf8(source: InputDocument, err: UnicodeDecodeError) -> WavegenError:
+    line = source.data[: err.start].count(b"\n") + 1
+    return WavegenError("not UTF-8 text (binary data?)", file=source.name, line=line)
 
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
@@ -426,15 +449,23 @@ class Engine:
         """Parse one decoded input (see decode); the engine keeps its pieces, not its bytes."""
         self.add_held(name, [text], bom)
 
-    def add_held(self, name: str, held: list[str], bom: str) -> None:
+    def add_held(self, name: str, held: list[str | bytes], bom: str) -> None:
         """add_text for a text handed over as a one-item list and taken out of it, so that once it
         is cut into pieces (copies of its parts) nothing keeps the whole text: the caller must
-        not hold it either (see run)."""
+        not hold it either (see run). The text may be UTF-8 bytes (see _undecoded), decoded a
+        piece at a time."""
         text = held.pop()
-        check_line_breaks(text, name)
-        pieces, directives, self.screened = split_marked(text)
-        context_free = _context_free(text, pieces, directives)
-        size = len(text)
+        if isinstance(text, bytes):
+            pieces, directives, self.screened = split_utf8(text, name)
+            # (a BOM looked for in each piece: most have no character past U+00FF and answer at once)
+            has_bom = any(BOM in piece.text for piece in pieces)
+            context_free = _context_free(text.startswith(b"..."), has_bom, pieces, directives)
+            size = sum(len(piece.text) for piece in pieces)
+        else:
+            check_line_breaks(text, name)
+            pieces, directives, self.screened = split_marked(text)
+            context_free = _context_free(text.startswith("..."), BOM in text, pieces, directives)
+            size = len(text)
         del text
         file_index = len(self.files)
         parsed = _ParsedFile(name, bom, pieces)
@@ -819,15 +850,16 @@ class Engine:
         return outputs, fallbacks
 
 
-def _context_free(text: str, pieces: list[Piece], directives: bool) -> bool:
-    """Whether each piece of text means alone what it means in the stream (``directives``:
-    whether a line starts with "%", as split_marked found)."""
+def _context_free(starts_ended: bool, has_bom: bool, pieces: list[Piece], directives: bool) -> bool:
+    """Whether each piece of a text means alone what it means in the stream (``starts_ended``: whether
+    the text starts with "..."; ``has_bom``: whether it holds a BOM; ``directives``: whether a line
+    starts with "%", as split_marked found)."""
     # Directives make a document's meaning depend on where the stream is cut, and so does what
     # follows a "..." end marker but a "---" (a bare document); a BOM may restart a stream. With
     # none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
     # piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
     # last there) is read as its document's end (fastparse.document_text).
-    if directives or text.startswith("...") or "\ufeff" in text:
+    if directives or starts_ended or has_bom:
         return False
     # split_stream cuts after every end marker, so a piece but the first that does not start
     # with "---" follows one: there, until the next "---", comments and blank lines only (no
@@ -851,14 +883,16 @@ def _as_read(parsed: _ParsedFile) -> Output:
     return Output(parsed.name, text, text, False)
 
 
-def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str], str]]:
-    """Name, text (in a one-item list, for Engine.add_held to take) and byte-order mark of each
-    input, holding no input once it is decoded and no text once it is taken."""
+def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str | bytes], str]]:
+    """Name, text (in a one-item list, for Engine.add_held to take; or UTF-8 bytes, see
+    _undecoded) and byte-order mark of each input, holding no input once it is decoded (its
+    bytes, once they are cut into pieces) and no text once it is taken."""
     for source in inputs:
         name = source.name
-        text, bom = decode(source)
-        del source  # the bytes can go now, if nothing else holds them (see handed_over)
-        held = [text]
+        undecoded = _undecoded(source)
+        text, bom = decode(source) if undecoded is None else undecoded
+        del source, undecoded  # the bytes can go now, if nothing else holds them (see handed_over)
+        held: list[str | bytes] = [text]
         del text
         yield name, held, bom
 
