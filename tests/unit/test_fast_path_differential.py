@@ -782,6 +782,26 @@ def test_generated_styles(data: bytes) -> None:
     assert_same(data)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(styled(), st.integers(1, 40))
+def test_lines_split_a_part_at_a_time_and_shared_read_the_same(data: bytes, part: int) -> None:
+    """The reader reads a long document's lines split in parts, equal ones one object
+    (_shared_lines): the same values, lines and verdicts as its lines split at once."""
+    pieces = split_stream(data.decode())
+    at_once = [repr(fastparse.parse(piece.text)) for piece in pieces]
+    threshold, size = fastparse._SHARED_LINES_CHARS, fastparse._SHARED_PART_CHARS
+    fastparse._SHARED_LINES_CHARS, fastparse._SHARED_PART_CHARS = 0, part
+    try:
+        for piece in pieces:
+            document = fastparse.document_text(piece.text) or ""
+            lines = fastparse._shared_lines(document)
+            assert lines == document.split("\n")
+            assert len({id(line) for line in lines}) == len(set(lines))
+        assert [repr(fastparse.parse(piece.text)) for piece in pieces] == at_once
+    finally:
+        fastparse._SHARED_LINES_CHARS, fastparse._SHARED_PART_CHARS = threshold, size
+
+
 def _labelled_deployment(labels: str) -> bytes:
     """A Deployment whose labels (which the planner does not read) are written as ``labels``."""
     return f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: {labels}\n".encode()
