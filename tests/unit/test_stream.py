@@ -196,12 +196,15 @@ _STREAM_LINES = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_STREAM_LINES, st.sampled_from(["\n", "\r\n"])), max_size=10), st.booleans())
+@example([("...", "\n"), ("", "\n"), ("- b", "\n"), ("---", "\n"), ("- b", "\n")], True)  # a piece opens with an empty line
 def test_split_marks_directives_and_reassembles(lines: list[tuple[str, str]], last_break: bool) -> None:
     text = "".join(line + brk for line, brk in lines)
     if not last_break:
         text = text.removesuffix("\r\n").removesuffix("\n")
     pieces, directives, screened = split_marked(text)
     assert "".join(p.text for p in pieces) == text
+    starts = itertools.accumulate((len(p.text) for p in pieces[:-1]), initial=0)
+    assert [p.line for p in pieces] == [text.count("\n", 0, start) for start in starts]
     assert directives == (text.startswith("%") or "\n%" in text)
     if screened:  # the reader's own search would find nothing in any piece's document
         for piece in pieces:
