@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..core.record import Record
 from ..errors import WavegenError
@@ -161,14 +161,8 @@ def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
     fastparse.document_text) has a line but its first that starts with "---", "..." or "%"
     (then the subset reader need not look for them again)."""
     ordered, has_directives, screened = _cuts(text)
-    pieces: list[Piece] = []
-    line = 0
-    exotic = any(ch in text for ch in _EXOTIC_BREAKS)
-    for number, (start, end) in enumerate(itertools.pairwise(ordered), start=1):
-        chunk = text[start:end]
-        pieces.append(Piece(chunk, line, number))
-        line += len(re.findall(LINE_BREAK, chunk)) if exotic else chunk.count("\n")
-    return _marked(pieces, has_directives, screened)
+    chunks = (text[start:end] for start, end in itertools.pairwise(ordered))
+    return _pieces(chunks, any(ch in text for ch in _EXOTIC_BREAKS)), has_directives, screened
 
 
 def split_utf8(data: bytes, file: str) -> tuple[list[Piece], bool, bool]:
@@ -183,22 +177,25 @@ def split_utf8(data: bytes, file: str) -> tuple[list[Piece], bool, bool]:
     check_line_breaks(view, file)
     ordered, has_directives, screened = _cuts(view)
     del view  # (the pieces take its size again, or more)
+    with memoryview(data) as raw:
+        chunks = (codecs.utf_8_decode(raw[start:end], "strict", True)[0] for start, end in itertools.pairwise(ordered))
+        pieces = _pieces(chunks, True)  # (NEL, LS and PS looked for in the decoded pieces only)
+    return pieces, has_directives, screened
+
+
+def _pieces(chunks: Iterable[str], exotic_breaks: bool) -> list[Piece]:
+    """The pieces of a stream cut into ``chunks``, numbered, each with the line it starts on; one
+    empty piece for no chunks. ``exotic_breaks``: whether a chunk may hold a NEL, LS or PS line
+    break (then one that does has its lines counted as libyaml counts them)."""
     pieces: list[Piece] = []
     line = 0
-    with memoryview(data) as raw:
-        for number, (start, end) in enumerate(itertools.pairwise(ordered), start=1):
-            chunk = codecs.utf_8_decode(raw[start:end], "strict", True)[0]
-            pieces.append(Piece(chunk, line, number))
-            exotic = any(ch in chunk for ch in _EXOTIC_BREAKS)
-            line += len(re.findall(LINE_BREAK, chunk)) if exotic else chunk.count("\n")
-    return _marked(pieces, has_directives, screened)
-
-
-def _marked(pieces: list[Piece], has_directives: bool, screened: bool) -> tuple[list[Piece], bool, bool]:
-    if not pieces:
-        pieces.append(Piece("", 0, 1))
-    # A directive pulls the "---" after it into its piece.
-    return pieces, has_directives, screened and not has_directives
+    for number, chunk in enumerate(chunks, start=1):
+        pieces.append(Piece(chunk, line, number))
+        if exotic_breaks and ("\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk):
+            line += len(re.findall(LINE_BREAK, chunk))
+        else:
+            line += chunk.count("\n")
+    return pieces or [Piece("", 0, 1)]
 
 
 def _cuts(text: str) -> tuple[list[int], bool, bool]:
@@ -245,4 +242,5 @@ def _cuts(text: str) -> tuple[list[int], bool, bool]:
         first_end = re.match(_DOC_END_FIRST, text)
         if first_end:
             cuts.add(first_end.end())
-    return sorted(cuts), has_directives, screened
+    # A directive pulls the "---" after it into its piece: no piece is screened then.
+    return sorted(cuts), has_directives, screened and not has_directives
