@@ -40,7 +40,6 @@ _KIND_LINE = r"""(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)"""
 _KIND = re.compile("\n" + _KIND_LINE)
 _KIND_FIRST = ("kind", '"kind"', "'kind'")  # a document whose first line may be its kind (rare: compiled on first use)
 _UTF8_BOM = BOM.encode()
-_NUL_IN_INPUT = "NUL byte in input (binary data?)"
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
 # Text encoded and written at once: large enough that a bundle of small documents is not
 # thousands of tiny writes, small enough that no copy of a whole output is ever made.
@@ -243,9 +242,7 @@ def decode(source: InputDocument) -> tuple[str, str]:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise _not_utf8(source, err) from None
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise WavegenError(_NUL_IN_INPUT, file=source.name, line=line)
+    _refuse_nul(source)
     bom = BOM if text.startswith(BOM) else ""
     return text[len(bom) :], bom
 
@@ -259,12 +256,17 @@ def _undecoded(source: InputDocument) -> tuple[bytes, str] | None:
             return None
     except UnicodeDecodeError as err:
         raise _not_utf8(source, err) from None
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise WavegenError(_NUL_IN_INPUT, file=source.name, line=data.count(b"\n", 0, nul) + 1)
+    _refuse_nul(source)
     if data.startswith(_UTF8_BOM):
         return data[len(_UTF8_BOM) :], BOM
     return data, ""
+
+
+def _refuse_nul(source: InputDocument) -> None:
+    """Refuse UTF-8 input holding a NUL byte (binary data), naming its line."""
+    nul = source.data.find(b"\x00")
+    if nul >= 0:
+        raise WavegenError("NUL byte in input (binary data?)", file=source.name, line=source.data.count(b"\n", 0, nul) + 1)
 
 
 def _not_utf8(source: InputDocument, err: UnicodeDecodeError) -> WavegenError:
@@ -457,16 +459,12 @@ class Engine:
         text = held.pop()
         if isinstance(text, bytes):
             pieces, directives, self.screened = split_utf8(text, name)
-            # (a BOM looked for in each piece: most have no character past U+00FF and answer at once)
-            has_bom = any(BOM in piece.text for piece in pieces)
-            context_free = _context_free(text.startswith(b"..."), has_bom, pieces, directives)
-            size = sum(len(piece.text) for piece in pieces)
         else:
             check_line_breaks(text, name)
             pieces, directives, self.screened = split_marked(text)
-            context_free = _context_free(text.startswith("..."), BOM in text, pieces, directives)
-            size = len(text)
         del text
+        context_free = _context_free(pieces, directives)
+        size = sum(len(piece.text) for piece in pieces)
         file_index = len(self.files)
         parsed = _ParsedFile(name, bom, pieces)
         self.files.append(parsed)
@@ -850,16 +848,16 @@ class Engine:
         return outputs, fallbacks
 
 
-def _context_free(starts_ended: bool, has_bom: bool, pieces: list[Piece], directives: bool) -> bool:
-    """Whether each piece of a text means alone what it means in the stream (``starts_ended``: whether
-    the text starts with "..."; ``has_bom``: whether it holds a BOM; ``directives``: whether a line
-    starts with "%", as split_marked found)."""
+def _context_free(pieces: list[Piece], directives: bool) -> bool:
+    """Whether each piece of a text means alone what it means in the stream (``directives``:
+    whether a line starts with "%", as split_marked found)."""
     # Directives make a document's meaning depend on where the stream is cut, and so does what
     # follows a "..." end marker but a "---" (a bare document); a BOM may restart a stream. With
     # none of them, libyaml accepting a run of "---"-separated pieces means it accepts every
     # piece alone, and the converse: an end marker that ends a piece (split_stream leaves it
     # last there) is read as its document's end (fastparse.document_text).
-    if directives or starts_ended or has_bom:
+    # (A BOM looked for piece by piece: a piece with no character past U+00FF answers at once.)
+    if directives or pieces[0].text.startswith("...") or any(BOM in piece.text for piece in pieces):
         return False
     # split_stream cuts after every end marker, so a piece but the first that does not start
     # with "---" follows one: there, until the next "---", comments and blank lines only (no
