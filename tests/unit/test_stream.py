@@ -283,6 +283,25 @@ def test_bytes_that_are_not_utf8_are_refused_at_the_line_decoding_refuses(
             assert outcomes[0] == outcomes[1] and "not UTF-8" in outcomes[0], data
 
 
+@pytest.mark.parametrize(
+    ("text", "free"),
+    [
+        ("---\na: 1\n---\nb: \u2019\n", True),
+        ("a: 1\n...\n---\nb: 2\n", True),
+        ("...\n---\na: \u2019\n", False),  # an end marker first
+        ("---\na: 1\n\ufeff---\nb: 2\n", False),  # a BOM in the stream
+        ("a: 1\n...\nb: \u2019\n", False),  # a bare document after an end marker
+        ("%YAML 1.1\n---\na: é\n", False),
+    ],
+)
+def test_pieces_mean_alone_what_they_mean_together_unless_a_marker_bom_or_directive_ties_them(text: str, free: bool) -> None:
+    """The engine's _context_free, over the pieces of the text and of its bytes alike."""
+    pieces, directives, _ = split_marked(text)
+    assert engine_module._context_free(pieces, directives) is free
+    pieces, directives, _ = split_utf8(text.encode(), "in.yaml")
+    assert engine_module._context_free(pieces, directives) is free
+
+
 def test_a_stream_cut_as_utf8_bytes_runs_as_its_decoded_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's outputs, findings and errors are the same whether its input is cut as bytes or
     decoded whole, and so are the engine's choices: whether its pieces mean alone what they mean
