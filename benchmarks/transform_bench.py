@@ -255,7 +255,7 @@ def corpus_main(args: argparse.Namespace) -> None:
         "Baseline: a bare PyYAML `CSafeLoader` `load_all` of the same bytes, whole process (a plain `=` read as "
         "text, as kubectl reads it: PyYAML has no constructor for it). "
         f"Before: wavegen at `{args.before}`. After: this checkout. Launcher: what pip's console-script "
-        "launcher does before it calls wavegen (start Python, import re, compile a pattern), timed in the "
+        "launcher does before it calls wavegen (start Python; pip 25 and later, and uv), timed in the "
         "same rounds: the least any wavegen installed as a console script can take. Start-up: this checkout's "
         "`wavegen transform` of an empty file (the launcher and wavegen's imports), what every input pays. Real renders: "
         "`benchmarks/corpus.py` (charts and manifests from Go modules through the module proxy, rendered by "
