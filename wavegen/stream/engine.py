@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
@@ -13,7 +12,7 @@ from ..core.plan import FieldTree, KubeObject, Options, Plan, PlanReader, PlanRe
 from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
-from . import fastparse
+from . import fastparse, patterns
 from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
 from .tree import is_mapping, node_at
@@ -37,7 +36,7 @@ else:
 # not "^" with re.M: libyaml-ordered ConfigMaps put "kind:" after their data (190 KB of a
 # dashboard's: 57 us against 541).
 _KIND_LINE = r"""(?:kind|"kind"|'kind')[ \t]*:[ \t]*["']?([A-Za-z0-9_.-]*)"""
-_KIND = re.compile("\n" + _KIND_LINE)
+_KIND = patterns.compile("\n" + _KIND_LINE)
 _KIND_FIRST = ("kind", '"kind"', "'kind'")  # a document whose first line may be its kind (rare: compiled on first use)
 _UTF8_BOM = BOM.encode()
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
@@ -320,7 +319,7 @@ class Engine:
     def _relevant(self, piece: Piece) -> str | None:
         """The document's kind if it is to be parsed ("" when no kind line tells), else None."""
         text = piece.text
-        match = (text.startswith(_KIND_FIRST) and re.match(_KIND_LINE, text)) or _KIND.search(text)
+        match = (text.startswith(_KIND_FIRST) and patterns.match(_KIND_LINE, text)) or _KIND.search(text)
         if match and match.group(1):  # an empty, quoted-odd or non-scalar kind is parsed and checked
             kind = match.group(1)
             return kind if kind in self.relevant_kinds or kind.endswith("List") else None

@@ -14,11 +14,11 @@ differential tests hold both paths to identical results.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
+from . import patterns
 from .resolver import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, implicit_tag
 from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode, field_parts
 
@@ -26,6 +26,7 @@ from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode, field_
 # appears only in the type aliases below.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
 else:
     Any = object
@@ -33,8 +34,8 @@ else:
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 # A quoted scalar on one line, then spaces or a comment. (Quoted bodies are written as
 # "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
-_DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
-_SINGLE = re.compile(r"'([^']*(?:''[^']*)*)'(?: *| +#.*)")
+_DOUBLE = patterns.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
+_SINGLE = patterns.compile(r"'([^']*(?:''[^']*)*)'(?: *| +#.*)")
 # The same, closed by anything (for the splicer's nodes; compiled on first use, re caches them).
 _DOUBLE_IN_FLOW = r'"([^"\\]*(?:\\.[^"\\]*)*)"'
 _SINGLE_IN_FLOW = r"'([^']*(?:''[^']*)*)'"
@@ -48,11 +49,11 @@ _ESCAPE = r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))"
 # past U+10FFFF), for the check, which needs no value: one C pass where _unescape_codes calls
 # Python once an escape (the check of a 340 KB file whose one line holds 66,000: 20 -> 4 ms).
 _ESCAPES_TAKEN = (
-    r"(?:[^\\]++|\\(?:[" + re.escape("".join(_ESCAPES)) + r"]|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4}"
+    r"(?:[^\\]++|\\(?:[" + patterns.escape("".join(_ESCAPES)) + r"]|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4}"
     r"|U(?:0000(?![dD][89a-fA-F])[0-9A-Fa-f]{4}|000[1-9A-Fa-f][0-9A-Fa-f]{4}|0010[0-9A-Fa-f]{4})))*+"
 )
 # A block scalar's header: style, then indentation and chomping indicators in either order.
-_BLOCK_HEADER = re.compile(r"([|>])(?:([1-9])([-+]?)|([-+])([1-9]?))?(?: *| +#.*)")
+_BLOCK_HEADER = patterns.compile(r"([|>])(?:([1-9])([-+]?)|([-+])([1-9]?))?(?: *| +#.*)")
 # Nesting a one-line flow collection may add, at most (the block levels around it leave room for it).
 _FLOW_DEPTH = 16
 # Characters that may begin something other than a plain scalar (or a plain scalar we do not read).
@@ -74,7 +75,7 @@ _NOT_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\uff
 _READ_LATIN1 = bytes((9, 10, *range(32, 127), *range(0xA0, 0x100)))
 # The parts of _UNREAD longer than a character (the others are not in _READ_LATIN1), found in
 # one pass: a search for each of them ("\n" first) took three times as long.
-_UNREAD_LINES = re.compile("|".join(re.escape(part) for part in _UNREAD if len(part) > 1))
+_UNREAD_LINES = patterns.compile("|".join(patterns.escape(part) for part in _UNREAD if len(part) > 1))
 # The bytes of UTF-8 text that hold none of the characters _unreadable looks for: TAB, LF,
 # printable ASCII, and every byte of a longer character but the first byte of those it looks
 # for (0xC2: C1 controls and NEL; 0xE2: LS, PS; 0xEF: BOM, U+FFFE, U+FFFF). UTF-8 never
@@ -120,7 +121,7 @@ def _refused_beyond_latin1(text: str) -> bool:
     for first, characters in _UNREAD_UTF8.items():
         if first not in left:
             continue
-        pattern = re.compile(characters)  # compiled once, when first needed (re caches it)
+        pattern = patterns.compile(characters)  # compiled once, when first needed (re caches it)
         if left.count(first) > _FEW_FIRST_BYTES:
             if pattern.search(data) is not None:
                 return True
@@ -155,7 +156,7 @@ def document_text(text: str) -> str | None:
     if not last or not text.startswith("...", last):
         return text
     marker = text[last:]
-    if re.fullmatch(_END_MARKER_LINE, marker) is None or "\t" in marker or _unreadable(marker):
+    if patterns.fullmatch(_END_MARKER_LINE, marker) is None or "\t" in marker or _unreadable(marker):
         return None
     return text[:last]
 
@@ -263,7 +264,7 @@ def _unescape_codes(body: str) -> str:
             raise _Bail
         return escaped
 
-    return re.sub(_ESCAPE, one, body)  # compiled once, when first needed (re caches it)
+    return patterns.sub(_ESCAPE, one, body)  # compiled once, when first needed (re caches it)
 
 
 def _plain_start(text: str) -> bool:
@@ -346,7 +347,7 @@ def _flow_tokens(text: str) -> tuple[list[_Token], int]:
     """The tokens of the flow collection that opens text, and where it closes."""
     tokens: list[_Token] = []
     position = depth = 0
-    match = re.compile(_FLOW_TOKEN).match
+    match = patterns.compile(_FLOW_TOKEN).match
     while True:
         found = match(text, position)
         if found is None:
@@ -439,7 +440,7 @@ def _flow(text: str, limit: int = _FLOW_DEPTH) -> tuple[Any, int]:
 
 
 # Characters a flat flow collection (see _flat_flow) holds none of.
-_NOT_FLAT = re.compile(r"[\[\]{}#\\]")
+_NOT_FLAT = patterns.compile(r"[\[\]{}#\\]")
 
 
 def _flat_item(part: str) -> Any:
@@ -526,8 +527,8 @@ def _quoted_parts(lines: list[str], rest: str, i: int) -> tuple[str, int]:
     Like libyaml, it takes later lines at any indentation (old CRD generators write descriptions
     so); where they reach the owning block's column, see _reaches_block."""
     double = rest[0] == '"'
-    part = re.compile(_DOUBLE_PART if double else _SINGLE_PART)
-    middle = re.compile(_DOUBLE_MIDDLE if double else _SINGLE_MIDDLE).fullmatch
+    part = patterns.compile(_DOUBLE_PART if double else _SINGLE_PART)
+    middle = patterns.compile(_DOUBLE_MIDDLE if double else _SINGLE_MIDDLE).fullmatch
     quote = rest[0]
     text = rest[1:]
     # Escapes never reach past a line's text (a backslash ending one is taken apart below), so
@@ -540,7 +541,7 @@ def _quoted_parts(lines: list[str], rest: str, i: int) -> tuple[str, int]:
         body = part.match(text).group()  # type: ignore[union-attr]  # it matches every string
         after = text[len(body) :]
         if after[:1] == quote:
-            if j == i or not re.fullmatch(_QUOTED_TAIL, after[1:]):
+            if j == i or not patterns.fullmatch(_QUOTED_TAIL, after[1:]):
                 raise _Bail  # one line (the caller's), or something after the closing quote
             folded.append(body)
             break
@@ -591,7 +592,7 @@ def _quoted_end(lines: list[str], rest: str, i: int) -> int:
     """The line after a quoted scalar that starts on line i and closes on a later line, for the
     check: its escapes matched as _ESCAPES_TAKEN matches a line's, its value never made."""
     text, end = _quoted_parts(lines, rest, i)
-    if rest[0] == '"' and "\\" in text and not re.fullmatch(_ESCAPES_TAKEN, text):
+    if rest[0] == '"' and "\\" in text and not patterns.fullmatch(_ESCAPES_TAKEN, text):
         raise _Bail
     return end
 
@@ -610,7 +611,7 @@ def _flow_part(text: str, quote: str = "") -> tuple[str, int, str]:
     _Bail: libyaml's reading of those is left to it)."""
     head = ""
     if quote:
-        body = re.match(_DOUBLE_PART if quote == '"' else _SINGLE_PART, text).group()  # type: ignore[union-attr]
+        body = patterns.match(_DOUBLE_PART if quote == '"' else _SINGLE_PART, text).group()  # type: ignore[union-attr]
         if "\t" in text:
             raise _Bail  # (libyaml's folding strips tabs around the break as well as spaces)
         if len(body) == len(text):
@@ -623,7 +624,7 @@ def _flow_part(text: str, quote: str = "") -> tuple[str, int, str]:
     outside = text
     if '"' in text or "'" in text:
         # Quoted scalars masked, same length (compiled once, when first needed: re caches it).
-        outside = re.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
+        outside = patterns.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
     # The first quote no scalar on the line closes: one that goes on over the break.
     opened = min((at for at in (outside.find('"'), outside.find("'")) if at >= 0), default=len(outside))
     cut = 0 if outside[:1] == "#" else outside.find(" #", 0, opened)
@@ -854,6 +855,12 @@ _LONG_BLOCK_LINES = 64
 _MOST_CHUNK_LINES = 4096
 
 
+def indented_lines(block: int) -> str:
+    """A pattern of lines at ``block`` spaces of indentation or deeper, or empty (hack/precompile_patterns.py
+    precompiles those of the usual indentations)."""
+    return rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+"
+
+
 def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[list[str], int] | None:
     """The lines of a literal block scalar from line j on, their indentation (``block`` spaces)
     removed, each ending with a line break, in pieces; and the first line after them. None when
@@ -863,7 +870,7 @@ def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[l
     only, a short scalar in a long document never joins the document's rest, and no more
     than a chunk is copied at a time beyond the stripped lines.
     """
-    pattern = re.compile(rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+")  # a line at the indentation or deeper, or empty
+    pattern = patterns.compile(indented_lines(block))
     margin = " " * block
     count = len(lines)
     pieces: list[str] = []
@@ -928,7 +935,7 @@ _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 # The usual key (letters, digits, "_", ".", "/", "-"): what the row pattern and the pass-through
 # check's key pattern look for first.
 _USUAL_KEY = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*+"
-_ROW = re.compile(rf"( *+)(?:-( ++))?(?:({_USUAL_KEY}):(?: ++|\Z))?(.*+)", re.S)
+_ROW = patterns.compile(rf"( *+)(?:-( ++))?(?:({_USUAL_KEY}):(?: ++|\Z))?(.*+)", patterns.DOTALL)
 # Any plain key the reader takes, looked for only where the usual one is not found and a ": " or
 # a ":" last is (compiled on first use; re caches it). ASCII, as libyaml scans a plain scalar in
 # a block: no indicator first ("-" only before a non-space: "-Xms"), then any printable
@@ -998,7 +1005,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     else:
         spaces, dash, key, rest = _ROW.fullmatch(line).groups("")  # type: ignore[union-attr]  # it matches every line
         if not key and _may_hold_plain_key(rest):
-            spaces, dash, key, rest = re.fullmatch(_ANY_KEY_ROW, line, re.S).groups("")  # type: ignore[union-attr]
+            spaces, dash, key, rest = patterns.fullmatch(_ANY_KEY_ROW, line, patterns.DOTALL).groups("")  # type: ignore[union-attr]
         column = len(spaces)
         at_cut = key and cut == column + (len(dash) + 1 if dash else 0) + len(key)
         if at_cut and len(_HEADS) < 4096 and _good_key(key):
@@ -1006,7 +1013,7 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     quoted = False
     if not key and rest[:1] in ('"', "'"):
         # Without a ":" no key (and the pattern, compiled on first use, stays uncompiled for a "- ''" item).
-        match = re.match(_QUOTED_KEY, rest) if ":" in rest else None
+        match = patterns.match(_QUOTED_KEY, rest) if ":" in rest else None
         if match is not None:
             written = match.group(1) if match.group(1) is not None else match.group(2)
             key = written.replace("''", "'") if match.group(1) is None else written
@@ -1128,10 +1135,14 @@ def _flow_read(rest: str, room: int, known: dict[str, Any]) -> bool:
 _QUOTED_TOKEN = r"""((?:[\[{,]|: ) *)(?:"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*(?:''[^']*)*')"""
 
 
+def _quoted_as_x(token: re.Match[str]) -> str:
+    return token.group(1) + "x"
+
+
 def _flow_shaped(rest: str, room: int) -> bool:
     """Whether a flow collection nobody reads surely ends on its line (libyaml checks the rest)."""
     if '"' in rest or "'" in rest:
-        rest = re.sub(_QUOTED_TOKEN, r"\1x", rest)  # its brackets and quotes are text, not structure
+        rest = patterns.sub(_QUOTED_TOKEN, _quoted_as_x, rest)  # its brackets and quotes are text, not structure
         if '"' in rest or "'" in rest:
             return False
     if "#" in rest or rest.rstrip(" ")[-1] not in "]}":
@@ -1445,7 +1456,7 @@ _V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW = range(7)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
-_KEY_LINE = re.compile(rf"( *+)({_USUAL_KEY}):(?: ++|\Z)")
+_KEY_LINE = patterns.compile(rf"( *+)({_USUAL_KEY}):(?: ++|\Z)")
 _ANY_KEY_LINE = rf"( *+)({_PLAIN_KEY}) {{0,8}}+:(?: ++|\Z)"  # where the usual key is not found (see _ANY_KEY_ROW)
 # The usual lines of all, as _check_row's rules classify them, in one pattern: a usual key
 # with nothing after its ":" (a block follows), a plain scalar or a quoted one without escapes,
@@ -1488,7 +1499,7 @@ def _check_value(rest: str) -> int:
         if match is None:
             return _V_QUOTED
         body = match.group(1)
-        if "\\" in body and not re.fullmatch(_ESCAPES_TAKEN, body):
+        if "\\" in body and not patterns.fullmatch(_ESCAPES_TAKEN, body):
             return _V_OTHER
         return _V_DONE
     if first == "'":
@@ -1554,7 +1565,7 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
     column = len(line) - len(content)
     rest = content
     if content[0] in "\"'":
-        match = re.match(_QUOTED_KEY, content) if ":" in content else None  # as in _row
+        match = patterns.match(_QUOTED_KEY, content) if ":" in content else None  # as in _row
         if match is not None:
             key = match.group(1) if match.group(1) is not None else match.group(2)
             if not key or len(key) > _MAX_KEY:
@@ -1563,7 +1574,7 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
     else:
         match = _KEY_LINE.match(content)  # no indentation left: the key starts the content
         if match is None and _may_hold_plain_key(content):
-            match = re.match(_ANY_KEY_LINE, content)
+            match = patterns.match(_ANY_KEY_LINE, content)
         if match is not None:
             if match.end(2) > _MAX_KEY:
                 return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
@@ -1684,7 +1695,7 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: b
         return False
     rows = {} if cache is None else cache
     get = rows.get
-    usual = re.compile(_USUAL_LINE).fullmatch
+    usual = patterns.compile(_USUAL_LINE).fullmatch
     count = len(lines)
     i = _body_start(lines)
     while i < count and lines[i].lstrip(" ")[:1] in ("", "#"):
@@ -2005,12 +2016,12 @@ class _NodeBuilder:
             last = i + 1 == len(self.lines) and self.lines.__class__ is _OpenEnd
             return ScalarNode(STR_TAG, "", _mark(i, start), _mark(i, len(line)) if last else _mark(i + 1, 0), style=first)
         if first == '"':
-            match = re.match(_DOUBLE_IN_FLOW, rest)
+            match = patterns.match(_DOUBLE_IN_FLOW, rest)
             if match is None:
                 raise _Bail
             return ScalarNode(STR_TAG, _unescape(match.group(1)), _mark(i, start), _mark(i, start + match.end()), style='"')
         if first == "'":
-            match = re.match(_SINGLE_IN_FLOW, rest)
+            match = patterns.match(_SINGLE_IN_FLOW, rest)
             if match is None:
                 raise _Bail
             value = match.group(1).replace("''", "'")
@@ -2154,7 +2165,7 @@ def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
     start (where libyaml's node for each item starts), or None when there is no such sequence."""
     lines = _document_lines(text)
-    items_key = re.compile(_ITEMS_KEY)
+    items_key = patterns.compile(_ITEMS_KEY)
     start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
     if start is None:
         return None

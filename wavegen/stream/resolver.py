@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import re
+from . import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 STR_TAG = "tag:yaml.org,2002:str"
 NULL_TAG = "tag:yaml.org,2002:null"
@@ -88,11 +91,10 @@ def _tags_by_first_char() -> dict[str, tuple[str, ...]]:
 TAGS_BY_FIRST_CHAR = _tags_by_first_char()
 
 
-@functools.cache
 def _language(tag: str) -> re.Pattern[str]:
-    # Compiled when first needed: the three patterns cost about a millisecond at every start.
+    # Compiled when first needed (patterns keeps it): the three cost about a millisecond to build with re.
     # "$", not "\Z": PyYAML's patterns end so, and "$" also matches before a final line break.
-    return re.compile(f"(?:{_LANGUAGES[tag]})$")
+    return patterns.compile(f"(?:{_LANGUAGES[tag]})$")
 
 
 _INT_BODY_CHARS = frozenset("0123456789_:\n")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from ..core.record import OrderedRecord
+from . import patterns
 from .resolver import NULL_TAG
 from .tree import is_mapping, is_scalar, mapping_get
 
@@ -151,7 +151,7 @@ def _fill_implicit_null(
     """Entries as the block value of a key that has none ("annotations:" alone, as helm renders empty values)."""
     line = key_node.start_mark.line
     start, end = doc.line_start(line), doc.next_line_start(line)
-    alone = re.compile(_KEY_ALONE).fullmatch(doc.text, start, end)
+    alone = patterns.compile(_KEY_ALONE).fullmatch(doc.text, start, end)
     if (
         alone is None
         or len(alone.group(1)) != key_node.start_mark.column

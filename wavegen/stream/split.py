@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import codecs
 import itertools
-import re
 from collections.abc import Iterable, Sequence
 
 from ..core.record import Record
 from ..errors import WavegenError
+from . import patterns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,13 +25,13 @@ _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
 # that may start a document, end one or hold a directive: a search of their own for
 # "\n%" or "..." each cost about as much as this one on a big chart (CRD descriptions
 # hold "%" and "." everywhere).
-_MARK = re.compile(r"\n(?:---|\.\.\.|%)")
+_MARK = patterns.compile(r"\n(?:---|\.\.\.|%)")
 # What may follow "---" or "..." on a marker line ("" at the end of the text).
 _AFTER_MARKER = ("", " ", "\t", "\r", "\n")
 _DOC_END = r"\n\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DOC_END_FIRST = r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DIRECTIVE_LINE = r"^%[^\r\n]*\r?\n\Z"
-_NON_CONTENT_LINE = re.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
+_NON_CONTENT_LINE = patterns.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
 BOM = "\ufeff"
 # helm template writes this comment above every document it renders.
 _HELM_SOURCE = r"#[ \t]*Source:[ \t]*(\S[^\r\n]*?)[ \t]*\Z"
@@ -61,7 +61,7 @@ class Piece(Record, hashable=False):
         for line in self.text.splitlines():
             if not _NON_CONTENT_LINE.fullmatch(line):
                 return ""  # only the comments before the document's content count
-            match = re.match(_HELM_SOURCE, line.strip())
+            match = patterns.match(_HELM_SOURCE, line.strip())
             if match:
                 return match.group(1)
         return ""
@@ -106,7 +106,7 @@ class LineStarts(Sequence[int]):
 def line_starts(text: str) -> Sequence[int]:
     """Offsets at which each line of text begins."""
     if "\r" in text or any(ch in text for ch in _EXOTIC_BREAKS):
-        return [0, *(m.end() for m in re.finditer(LINE_BREAK, text))]
+        return [0, *(m.end() for m in patterns.finditer(LINE_BREAK, text))]
     return LineStarts(text)
 
 
@@ -192,7 +192,7 @@ def _pieces(chunks: Iterable[str], exotic_breaks: bool) -> list[Piece]:
     for number, chunk in enumerate(chunks, start=1):
         pieces.append(Piece(chunk, line, number))
         if exotic_breaks and ("\x85" in chunk or "\u2028" in chunk or "\u2029" in chunk):
-            line += len(re.findall(LINE_BREAK, chunk))
+            line += len(patterns.findall(LINE_BREAK, chunk))
         else:
             line += chunk.count("\n")
     return pieces or [Piece("", 0, 1)]
@@ -221,7 +221,7 @@ def _cuts(text: str) -> tuple[list[int], bool, bool]:
     for cut in starts:
         while has_directives and cut > 0:
             previous = text.rfind("\n", 0, cut - 1) + 1
-            if re.match(_DIRECTIVE_LINE, text[previous:cut]):
+            if patterns.match(_DIRECTIVE_LINE, text[previous:cut]):
                 cut = previous
             else:
                 break
@@ -232,14 +232,14 @@ def _cuts(text: str) -> tuple[list[int], bool, bool]:
     for at in ends:
         if at - 1 < taken:
             continue
-        marker = re.compile(_DOC_END).match(text, at - 1)
+        marker = patterns.compile(_DOC_END).match(text, at - 1)
         if marker is not None:
             taken = marker.end()
             cuts.add(taken)
         else:
             screened = False  # a marker line without a line break libyaml takes: left inside
     if text.startswith("..."):
-        first_end = re.match(_DOC_END_FIRST, text)
+        first_end = patterns.match(_DOC_END_FIRST, text)
         if first_end:
             cuts.add(first_end.end())
     # A directive pulls the "---" after it into its piece: no piece is screened then.

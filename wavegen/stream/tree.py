@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import re
-
+from . import patterns
 from .resolver import STR_TAG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator
     from typing import Any, TypeGuard
 
@@ -100,10 +99,9 @@ def node_at(root: AnyNode, path: tuple[str, ...]) -> AnyNode | None:
 
 # A field path: dotted mapping keys, ``[N]`` list indexes, ``[key]`` for keys holding dots
 # (``metadata.annotations[wavegen.io/extra-secrets]``).
-# Compiled when first needed: only findings ask for it, and compiling costs start-up time.
-@functools.cache
+# Compiled when first needed (patterns keeps it): only findings ask for it.
 def _field_part() -> re.Pattern[str]:
-    return re.compile(r"\[([^\]]*)\]|([^.\[]+)")
+    return patterns.compile(r"\[([^\]]*)\]|([^.\[]+)")
 
 
 def field_parts(dotted: str) -> Iterator[tuple[int | None, str]]:

@@ -1,0 +1,155 @@
+"""The stream layer's precompiled patterns: the same pattern objects as re's, current, and enough for a run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wavegen.stream import patterns, precompiled
+
+ROOT = Path(__file__).resolve().parents[2]
+SAME_INTERPRETER = sys.implementation.cache_tag == precompiled.CACHE_TAG
+needs_table = pytest.mark.skipif(not SAME_INTERPRETER, reason=f"the table is {precompiled.CACHE_TAG}'s")
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """patterns with nothing built yet, and nothing recorded; restored after."""
+    saved = dict(patterns._compiled), patterns._table, patterns.recorded
+    patterns._compiled.clear()
+    patterns._table = None
+    try:
+        yield
+    finally:
+        patterns._compiled.clear()
+        patterns._compiled.update(saved[0])
+        patterns._table, patterns.recorded = saved[1], saved[2]
+
+
+@needs_table
+def test_the_table_builds_what_re_builds(fresh: None) -> None:
+    assert len(precompiled.PATTERNS) > 40
+    for pattern, flags in precompiled.PATTERNS:
+        built, expected = patterns.compile(pattern, flags), re.compile(pattern, flags)
+        # equal patterns have the same text, flags and code (_sre compares them)
+        assert built == expected, pattern
+        assert (built.groups, dict(built.groupindex)) == (expected.groups, dict(expected.groupindex)), pattern
+        assert built is patterns.compile(pattern, flags)  # built once
+
+
+@needs_table
+def test_the_table_is_current() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "hack" / "precompile_patterns.py"), "--check"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@needs_table
+def test_a_table_entry_is_what_is_used(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A code that matches something else: the pattern comes from the table, not from re.
+    key = (r"[\[\]{}#\\]", 0)
+    other = re.compile("x")
+    final_flags, _, groups, group_index, index_group = precompiled.PATTERNS[key]
+    captured: list[tuple[int, ...]] = []
+    real_compile = re._compiler._sre.compile  # type: ignore[attr-defined]
+
+    def capture(*arguments: object) -> object:
+        captured.append(tuple(arguments[2]))  # type: ignore[call-overload]
+        return real_compile(*arguments)
+
+    monkeypatch.setattr(re._compiler._sre, "compile", capture)  # type: ignore[attr-defined]
+    re._compiler.compile("x", 0)  # type: ignore[attr-defined]
+    monkeypatch.setattr(re._compiler._sre, "compile", real_compile)  # type: ignore[attr-defined]
+    table = {key: (final_flags, captured[0], groups, group_index, index_group)}
+    monkeypatch.setattr(patterns, "_table", table)
+    built = patterns.compile(*key)
+    assert built.match("x") and not built.match("#")
+    assert other.match("x")
+
+
+def test_without_the_table_re_builds_them(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(patterns, "_table", {})  # another interpreter's _sre
+    built = patterns.compile(r"( *+)(\w+):", 0)
+    assert built == re.compile(r"( *+)(\w+):") and built.match("  key: x").groups() == ("  ", "key")  # type: ignore[union-attr]
+    assert patterns.compile(b"\\xc2[\\x80-\\x9f]").search(b"a\xc2\x85") is not None
+
+
+def test_the_table_is_refused_for_another_interpreter(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(precompiled, "CACHE_TAG", "cpython-399")
+    assert patterns._precompiled() == {}
+    patterns._table = None
+    monkeypatch.setattr(precompiled, "CACHE_TAG", sys.implementation.cache_tag)
+    monkeypatch.setattr(precompiled, "SRE", (0, 4))
+    assert patterns._precompiled() == {}
+
+
+def test_the_helpers_are_re_s() -> None:
+    text = "a: 1\nb: 'x'\n"
+    assert patterns.match(r"(\w): ", text).group(1) == "a"  # type: ignore[union-attr]
+    assert patterns.fullmatch(r"[^\n]*", "abc") is not None and patterns.fullmatch(r"[^\n]*", "a\nb") is None
+    assert patterns.fullmatch(r"a.b", "a\nb", patterns.DOTALL) is not None and patterns.DOTALL == re.DOTALL
+    assert patterns.VERBOSE == re.VERBOSE
+    assert patterns.sub(r"(\w+)", lambda m: m.group(1).upper(), text) == "A: 1\nB: 'X'\n"
+    assert [m.start() for m in patterns.finditer(r"\n", text)] == [4, 11]
+    assert patterns.findall(r"\w+", text) == ["a", "1", "b", "x"]
+
+
+@given(st.text())
+def test_escape_is_re_escape(text: str) -> None:
+    assert patterns.escape(text) == re.escape(text)
+
+
+def test_escape_of_every_ascii_character() -> None:
+    text = "".join(map(chr, range(128)))
+    assert patterns.escape(text) == re.escape(text)
+
+
+@needs_table
+def test_transform_asks_for_no_pattern_the_table_lacks() -> None:
+    """Over every fixture and example, `transform` and `transform --check` build all their patterns from the table."""
+    files = sorted([*ROOT.glob("fixtures/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
+    script = (
+        "import contextlib, io, sys\n"
+        "from wavegen.stream import patterns, precompiled\n"
+        "patterns.recorded = set()\n"
+        "from wavegen.cli.main import main\n"
+        "for path in sys.argv[1:]:\n"
+        "    for check in ([], ['--check']):\n"
+        "        sink = io.StringIO()\n"
+        "        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), contextlib.suppress(SystemExit):\n"
+        "            main(['transform', *check, path])\n"
+        "print(len(patterns.recorded))\n"
+        "print(sorted(map(repr, patterns.recorded - set(precompiled.PATTERNS))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, files)], capture_output=True, text=True, cwd=ROOT, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    asked, missing = done.stdout.splitlines()[-2:]
+    assert int(asked) > 20 and len(files) > 100
+    assert missing == "[]"
+
+
+def test_a_plain_run_does_not_import_re() -> None:
+    """The example bundle, read by the subset reader, loads neither re nor the modules it would bring."""
+    # -S: no site, so no editable install's start-up hook (it imports re into every process)
+    script = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from wavegen.cli.main import main\n"
+        "sys.stdout = open('/dev/null', 'w')\n"
+        f"code = main(['transform', {str(ROOT / 'examples' / 'shop.yaml')!r}])\n"
+        "print(code, sorted(m for m in ('re', 'yaml') if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, cwd=ROOT, check=False)
+    if SAME_INTERPRETER:
+        assert done.stderr.strip().endswith("0 []"), done.stderr
+    else:
+        assert done.stderr.strip().startswith("0 "), done.stderr
