@@ -158,7 +158,7 @@ def test_the_builtin_sha256_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -
     from wavegen.core import hashing
 
     monkeypatch.setattr(hashing, "_hashed", [0])
-    hashing._builtin_sha256.cache_clear()
+    monkeypatch.setattr(hashing, "_builtin", [])  # not looked up yet
     imports: list[str] = []
     real_import = builtins.__import__
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from _collections_abc import Sequence
 
 from ..inputs.flags import EXIT_INTERNAL
 from .commands import COMMANDS, COMPLETE_VAR

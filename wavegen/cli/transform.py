@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from _collections_abc import Sequence
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, WavegenError
 from ..inputs.files import STDIN_NAME, join_streams, read_bundle, write_atomically

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Iterable, Mapping
+from _collections_abc import Iterable, Mapping
 
 from .model import ConfigSource, SourceKey
 from .record import Record
@@ -23,11 +22,19 @@ CANONICAL_HEADER = b"wavegen.io/config-hash v1\n"
 # process, and OpenSSL's the rest.
 _BUILTIN_SHA256_BYTES = 1 << 20
 _hashed = [0]  # bytes hashed so far in this process
+# CPython's own constructor once looked up, or None without one: a failed import is not cached
+# by Python, and looking again searched sys.path each time.
+_builtin: list[Callable[[bytes], Any] | None] = []
 
 
-@functools.cache  # a failed import is not cached by Python: looking again searched sys.path each time
 def _builtin_sha256() -> Callable[[bytes], Any] | None:
     """CPython's own SHA-256 constructor (None when built without it)."""
+    if not _builtin:
+        _builtin.append(_find_builtin_sha256())
+    return _builtin[0]
+
+
+def _find_builtin_sha256() -> Callable[[bytes], Any] | None:
     # Python 3.12 and later, Python 3.11: the right one first (a failed import searches sys.path)
     for name in ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2"):
         try:

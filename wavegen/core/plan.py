@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from _collections_abc import Mapping, Sequence
 
 from ..errors import UsageError
 from .hashing import CanonicalCache

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from _collections_abc import Mapping, Sequence
 
 from .model import Reference, SourceKey, is_mapping
 from .refs import extra_references, pod_spec_references

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,17 +92,67 @@ class OrderedRecord(Record):
 _CLASS_MACHINERY = frozenset(("__module__", "__qualname__", "__orig_bases__"))
 
 
+def _tuple_repr(self: tuple[Any, ...]) -> str:
+    fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True))  # type: ignore[attr-defined]
+    return f"{self.__class__.__name__}({fields})"
+
+
+def _tuple_replace(self: tuple[Any, ...], **changes: Any) -> Any:
+    values = [changes.pop(name, value) for name, value in zip(self._fields, self, strict=True)]  # type: ignore[attr-defined]
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return tuple.__new__(self.__class__, values)
+
+
+def _tuple_dict(self: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(self._fields, self, strict=True))  # type: ignore[attr-defined]
+
+
+def _tuple_new_args(self: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(self)
+
+
+def _named_tuple(name: str, fields: list[str], defaults: list[Any], namespace: dict[str, Any]) -> type:
+    """A tuple class with the fields as properties, what ``collections.namedtuple`` builds.
+
+    Not collections.namedtuple itself: importing collections costs a run about 1 ms. ``__new__`` is
+    compiled from its parameter list, as namedtuple's is, so that building one takes keywords and
+    defaults at the speed of a plain call.
+    """
+    parameters = ", ".join(fields)
+    scope: dict[str, Any] = {"_tuple_new": tuple.__new__}
+    exec(f"def __new__(_cls, {parameters}):\n    return _tuple_new(_cls, ({parameters},))\n", scope)
+    qualname = namespace.get("__qualname__", name)
+    new = scope["__new__"]
+    new.__defaults__ = tuple(defaults) or None
+    new.__qualname__ = f"{qualname}.__new__"
+    members: dict[str, Any] = {
+        "__slots__": (),
+        "__module__": namespace.get("__module__"),
+        "__qualname__": qualname,
+        "__doc__": f"{name}({parameters})",
+        "__new__": new,
+        "__repr__": _tuple_repr,
+        "__getnewargs__": _tuple_new_args,
+        "__match_args__": tuple(fields),
+        "_fields": tuple(fields),
+        "_field_defaults": dict(zip(fields[len(fields) - len(defaults) :], defaults, strict=True)),
+        "_replace": _tuple_replace,
+        "_asdict": _tuple_dict,
+    }
+    for index, field in enumerate(fields):
+        members[field] = property(itemgetter(index), doc=f"Alias for field number {index}")
+    for key, value in namespace.items():
+        if key not in _CLASS_MACHINERY and key not in fields:
+            members[key] = value
+    return type(name, (tuple,), members)
+
+
 class _NamedTupleMeta(type):
     def __new__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
         fields = list(namespace.get("__annotations__", {}))
         defaults = [namespace[field] for field in fields if field in namespace]
-        make: Any = namedtuple  # called with computed names and defaults, which type checkers refuse to follow
-        built: Any = make(name, fields, defaults=defaults, module=namespace.get("__module__"))
-        built.__qualname__ = namespace.get("__qualname__", name)
-        for key, value in namespace.items():
-            if key not in _CLASS_MACHINERY and key not in fields:
-                setattr(built, key, value)
-        return built
+        return _named_tuple(name, fields, defaults, namespace)
 
 
 # The base a named tuple's class statement names: built by type itself, so that only the
@@ -112,7 +161,7 @@ _NamedTupleBase = type.__new__(_NamedTupleMeta, "_NamedTupleBase", (), {})
 
 
 class _NamedTupleStandIn:
-    """``class Point(NamedTuple): x: int`` at run time, built with collections.namedtuple.
+    """``class Point(NamedTuple): x: int`` at run time, built as collections.namedtuple builds it.
 
     Modules on the ``wavegen transform`` path import ``typing.NamedTuple`` for type
     checkers only (``if TYPE_CHECKING``) and this at run time: importing typing costs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from _collections_abc import Collection, Iterator, Mapping, Sequence
 
 from .model import Reference, SourceKey, SourceKind, is_mapping
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
 from ..errors import WavegenError
 from .model import ConfigSource, SourceKey, SourceKind, TypedScalar, is_mapping

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from _collections_abc import Iterable, Mapping, Sequence
 
 from wavegen.core.hashing import sha256_hex
 from wavegen.core.model import ConfigSource, Reference, SourceKey, SourceKind, is_mapping

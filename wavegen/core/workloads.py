@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from _collections_abc import Iterable, Mapping
 
 from ..errors import UsageError
 from .record import Record

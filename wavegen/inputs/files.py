@@ -6,7 +6,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from _collections_abc import Iterable, Iterator, Sequence
 
 from ..errors import WavegenError
 from ..stream.engine import InputDocument, encode_chunks

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from _collections_abc import Callable, Mapping, Sequence
 
 from ..core.plan import MISSING_POLICIES, PROFILES
 from ..errors import EXIT_FINDINGS, EXIT_USAGE, UsageError, WavegenError
@@ -96,6 +95,7 @@ def with_hashing_flags(func: CommandFunction, own: Sequence[Flag] | None = None)
 
     The command's own parameters come from its signature (typer annotations) or, given ``own``, from that table.
     """
+    import functools
     import inspect
 
     signature = inspect.signature(func, eval_str=own is None)

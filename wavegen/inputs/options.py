@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
 from ..core.plan import Options
 from ..core.record import Record

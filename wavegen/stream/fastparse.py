@@ -14,7 +14,7 @@ differential tests hold both paths to identical results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from _collections_abc import Callable, Iterator
 
 from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import itertools
-from collections.abc import Iterable, Sequence
+from _collections_abc import Iterable, Sequence
 
 from ..core.record import Record
 from ..errors import WavegenError
