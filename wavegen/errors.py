@@ -5,6 +5,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # a bug: one line on stderr, never a traceback
 
 
 def location_text(file: str, document: int, line: int, template: str = "") -> str:

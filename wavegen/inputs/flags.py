@@ -6,7 +6,7 @@ import sys
 from _collections_abc import Callable, Mapping, Sequence
 
 from ..core.plan import MISSING_POLICIES, PROFILES
-from ..errors import EXIT_FINDINGS, EXIT_USAGE, UsageError, WavegenError
+from ..errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_USAGE, UsageError, WavegenError
 from .options import HMAC_KEY_ENV, HMAC_KEY_FILE_ENV, HashingFlags
 
 # typing only for type checkers (see core/model.py): the typer-free path never imports it.
@@ -22,8 +22,6 @@ else:
     from ..core.record import NamedTuple
 
     FlagKind = str
-
-EXIT_INTERNAL = 3
 
 
 class Flag(NamedTuple):
