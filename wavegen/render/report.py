@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from _collections_abc import Iterable, Mapping, Sequence
 
 from ..core.model import Finding, SourceKey
 from ..core.plan import Plan, ResolvedReference, WorkloadPlan
@@ -126,6 +125,8 @@ def explain_json(plan: Plan) -> str:
 
 
 def _mermaid_id(prefix: str, text: str) -> str:
+    import re  # only Mermaid graphs need it: a transform with findings loads this module too
+
     return prefix + re.sub(r"[^A-Za-z0-9_]", "_", text)
 
 
