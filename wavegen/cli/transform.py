@@ -54,15 +54,12 @@ def transform(
         return EXIT_FINDINGS
     result.release_sources()  # only the outputs are written from here on
     if check:
-        import difflib
+        from ..render.textdiff import unified_diff
 
         stale = result.changed()
         for index in stale:
             file = result.files[index]
-            name = file.name
-            before = "".join(file.original).splitlines(keepends=True)
-            after = "".join(file.chunks).splitlines(keepends=True)
-            sys.stdout.writelines(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
+            sys.stdout.writelines(unified_diff(file.original, file.chunks, file.name))
         if stale:
             print(f"wavegen: {len(stale)} file(s) have stale config hashes", file=sys.stderr)
             return EXIT_FINDINGS

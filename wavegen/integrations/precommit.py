@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ from ..inputs.files import MANIFEST_SUFFIXES, expand_paths, read_inputs, write_a
 from ..inputs.flags import invoke, new_app, with_hashing_flags
 from ..inputs.options import HashingFlags, options_from_flags
 from ..render.report import finding_line
+from ..render.textdiff import unified_diff
 from ..stream.engine import run
 
 PROG = "python -m wavegen.integrations.precommit"
@@ -105,9 +105,7 @@ def process(files: Sequence[str], bundle_dirs: Sequence[str], fix: bool, flags: 
                 print(f"wavegen: fixed config hashes in {inputs[i].name} (bundle {bundle}: {rolling})", file=sys.stderr)
             continue
         for i in stale:
-            before = inputs[i].data.decode("utf-8", "replace").splitlines(keepends=True)
-            after = result.outputs[i].decode("utf-8", "replace").splitlines(keepends=True)
-            sys.stdout.writelines(difflib.unified_diff(before, after, f"a/{inputs[i].name}", f"b/{inputs[i].name}"))
+            sys.stdout.writelines(unified_diff(result.files[i].original, result.files[i].chunks, inputs[i].name))
             print(f"wavegen: stale config hashes in {inputs[i].name} (bundle {bundle}: {rolling})", file=sys.stderr)
     return code
 
