@@ -72,6 +72,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     assert len(wheels) == 1, wheels
     venv.EnvBuilder(with_pip=True, clear=True).create(root / "venv")
     target = Installed(root)
+    # The pip users install with today: pip 25.0 and later write a console script that imports no re.
+    _pip(target.bin / "python", "install", "--upgrade", "pip>=25", cwd=root)
     _pip(target.bin / "python", "install", str(wheels[0]), cwd=root)  # no extras: what `pip install wavegen` gets
     return target
 
@@ -125,6 +127,16 @@ def test_console_script_transform_skips_typer(installed: Installed) -> None:
     # the example bundle is read whole by the subset reader: neither PyYAML nor OpenSSL's hashes load
     assert not {m for m in plain if m.split(".")[0] in ("yaml", "_yaml", "hashlib", "_hashlib", "tempfile")}
     assert "typer" in _imported(installed, "transform", "--help")  # help is typer's: the probe can fail
+
+
+def test_console_script_transform_imports_no_re(installed: Installed) -> None:
+    """pip's console script and a plain transform of the example load none of re and the modules it
+    brings (about 4 ms of a small run): the stream layer's patterns come precompiled (stream/patterns.py)."""
+    assert "import re" not in (installed.bin / "wavegen").read_text()
+    plain = _imported(installed, "transform", str(SHOP))
+    assert "wavegen.stream.precompiled" in plain
+    assert not {"re", "enum", "collections", "functools", "types", "yaml"} & plain
+    assert "re" in _imported(installed, "explain", "--format", "mermaid", str(SHOP))  # the probe can fail
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "mermaid"])
