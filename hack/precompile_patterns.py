@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +28,17 @@ TARGET = ROOT / "wavegen" / "stream" / "precompiled.py"
 LITERAL_INDENTATIONS = range(1, 65)
 
 
-STREAM_MODULES = ("engine", "fastparse", "resolver", "splice", "split", "tree")
 _CALLS = ("compile", "match", "fullmatch", "sub", "finditer", "findall")
+
+
+def _pattern_users() -> list[str]:
+    """The modules of wavegen that import wavegen.stream.patterns, by name."""
+    imports = re.compile(r"^from (?:\.|\.\.stream|wavegen\.stream) import [^\n]*\bpatterns\b", re.M)
+    found = []
+    for path in sorted((ROOT / "wavegen").rglob("*.py")):
+        if imports.search(path.read_text()):
+            found.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    return found
 
 
 def _named_arguments(module: Any) -> Iterator[tuple[str | bytes, int]]:
@@ -61,7 +71,7 @@ def recorded_patterns() -> list[tuple[str | bytes, int]]:
     families built from values."""
     patterns.recorded = set()
     patterns._table = {}  # the file being rewritten may be stale: build every pattern with re
-    modules = [importlib.import_module(f"wavegen.stream.{name}") for name in STREAM_MODULES]
+    modules = [importlib.import_module(name) for name in _pattern_users()]
     importlib.import_module("wavegen.cli.transform")
     asked = set(patterns.recorded)
     for module in modules:

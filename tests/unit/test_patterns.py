@@ -96,7 +96,6 @@ def test_the_helpers_are_re_s() -> None:
     assert patterns.match(r"(\w): ", text).group(1) == "a"  # type: ignore[union-attr]
     assert patterns.fullmatch(r"[^\n]*", "abc") is not None and patterns.fullmatch(r"[^\n]*", "a\nb") is None
     assert patterns.fullmatch(r"a.b", "a\nb", patterns.DOTALL) is not None and patterns.DOTALL == re.DOTALL
-    assert patterns.VERBOSE == re.VERBOSE
     assert patterns.sub(r"(\w+)", lambda m: m.group(1).upper(), text) == "A: 1\nB: 'X'\n"
     assert [m.start() for m in patterns.finditer(r"\n", text)] == [4, 11]
     assert patterns.findall(r"\w+", text) == ["a", "1", "b", "x"]

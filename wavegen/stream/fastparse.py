@@ -36,7 +36,7 @@ _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
 # "unrolled loops", [^"\\]*(?:\\.[^"\\]*)*, not (?:[^"\\]|\\.)*: the same strings, matched 4x as fast.)
 _DOUBLE = patterns.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(?: *| +#.*)')
 _SINGLE = patterns.compile(r"'([^']*(?:''[^']*)*)'(?: *| +#.*)")
-# The same, closed by anything (for the splicer's nodes; compiled on first use, re caches them).
+# The same, closed by anything (for the splicer's nodes; compiled on first use, patterns keeps them).
 _DOUBLE_IN_FLOW = r'"([^"\\]*(?:\\.[^"\\]*)*)"'
 _SINGLE_IN_FLOW = r"'([^']*(?:''[^']*)*)'"
 # libyaml's escapes of double-quoted scalars (those with a fixed meaning; "/" is left to libyaml).
@@ -121,7 +121,7 @@ def _refused_beyond_latin1(text: str) -> bool:
     for first, characters in _UNREAD_UTF8.items():
         if first not in left:
             continue
-        pattern = patterns.compile(characters)  # compiled once, when first needed (re caches it)
+        pattern = patterns.compile(characters)  # compiled once, when first needed (patterns keeps it)
         if left.count(first) > _FEW_FIRST_BYTES:
             if pattern.search(data) is not None:
                 return True
@@ -264,7 +264,7 @@ def _unescape_codes(body: str) -> str:
             raise _Bail
         return escaped
 
-    return patterns.sub(_ESCAPE, one, body)  # compiled once, when first needed (re caches it)
+    return patterns.sub(_ESCAPE, one, body)  # compiled once, when first needed (patterns keeps it)
 
 
 def _plain_start(text: str) -> bool:
@@ -336,7 +336,7 @@ def _plain_extent(lines: list[str], rest: str, i: int, indent: int) -> tuple[str
 
 # A token of a one-line flow collection: an indicator, a quoted scalar, ": ", or a plain scalar
 # (with the spaces after it). Plain ones stop at ":" and "#", which this reader leaves to libyaml.
-# Compiled on first use (re caches it), like the other patterns for less usual lines below.
+# Compiled on first use (patterns keeps it), like the other patterns for less usual lines below.
 _FLOW_TOKEN = r""" *(?:([\[\]{},])|("[^"\\]*(?:\\.[^"\\]*)*")|('[^']*(?:''[^']*)*')|(:(?= ))|([^ ,\[\]{}:#"'][^,\[\]{}:#]*))"""
 _INDICATOR, _DOUBLE_QUOTED, _SINGLE_QUOTED, _VALUE, _FLOW_PLAIN = range(1, 6)
 _STYLE = {_DOUBLE_QUOTED: '"', _SINGLE_QUOTED: "'", _FLOW_PLAIN: ""}
@@ -623,7 +623,7 @@ def _flow_part(text: str, quote: str = "") -> tuple[str, int, str]:
             raise _Bail  # a key over lines: libyaml refuses an implicit key that is not on one line
     outside = text
     if '"' in text or "'" in text:
-        # Quoted scalars masked, same length (compiled once, when first needed: re caches it).
+        # Quoted scalars masked, same length (compiled once, when first needed: patterns keeps it).
         outside = patterns.sub(_QUOTED_ON_LINE, lambda quoted: "x" * len(quoted.group()), text)
     # The first quote no scalar on the line closes: one that goes on over the break.
     opened = min((at for at in (outside.find('"'), outside.find("'")) if at >= 0), default=len(outside))
@@ -937,7 +937,7 @@ _NOT_PLAIN_START_OR_QUOTE = frozenset("[]{}#&*!|>'\"%@`,")
 _USUAL_KEY = r"[A-Za-z0-9_./][A-Za-z0-9_./-]*+"
 _ROW = patterns.compile(rf"( *+)(?:-( ++))?(?:({_USUAL_KEY}):(?: ++|\Z))?(.*+)", patterns.DOTALL)
 # Any plain key the reader takes, looked for only where the usual one is not found and a ": " or
-# a ":" last is (compiled on first use; re caches it). ASCII, as libyaml scans a plain scalar in
+# a ":" last is (compiled on first use; patterns keeps it). ASCII, as libyaml scans a plain scalar in
 # a block: no indicator first ("-" only before a non-space: "-Xms"), then any printable
 # character, ":" only before a non-space (cilium's "k8s:app", managedFields' "f:spec"), spaces
 # only before a word that is no comment; kyverno's "=(name)" and "$patch" too. Up to 8 spaces may
@@ -1467,7 +1467,7 @@ _SAFE_PLAIN = r"[^-?:,\[\]{}#&*!|>'\"%@` \t][^:\t]*+"
 # A quoted scalar with no escape in it (nor a quote doubled), and what may follow it; no tab
 # (the rules leave a line with a tab outside a comment line to libyaml).
 _SIMPLY_QUOTED = r"""(?:"[^"\\\t]*+"|'[^'\t]*+')(?: *+| ++#[^\t]*+)"""
-# Compiled by each check (re caches it), not here: a run that passes nothing through (one
+# Compiled by each check (patterns keeps it), not here: a run that passes nothing through (one
 # Deployment) need not compile it.
 _USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN}|( ++){_SIMPLY_QUOTED})?|(- ++)?{_SAFE_PLAIN})"
 _Usual = Callable[[str], "re.Match[str] | None"]
@@ -2158,7 +2158,7 @@ def field_line(
     return (item_line if item_line is not None else line) + 1
 
 
-_ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (re caches it): Lists are few
+_ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (patterns keeps it): Lists are few
 
 
 def list_item_lines(text: str) -> list[int] | None:

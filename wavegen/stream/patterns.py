@@ -24,9 +24,8 @@ if TYPE_CHECKING:
 
     Table = dict[tuple[str | bytes, int], Entry]
 
-# re's flag values (re.DOTALL, re.VERBOSE): the same in every Python 3
+# re.DOTALL's value, the same in every Python 3
 DOTALL: Final = 16
-VERBOSE: Final = 64
 
 _compiled: dict[tuple[str | bytes, int], Pattern[Any]] = {}
 # Set to a set by hack/precompile_patterns.py: every pattern asked for is recorded in it.

@@ -141,7 +141,7 @@ def _insert_entries(doc: DocumentText, mapping: AnyMapping, entries: Mapping[str
 
 
 # A key alone on its line ("annotations:", maybe a comment): its value is the implicit null.
-# Compiled on first use (re caches it): only null annotations need it.
+# Compiled on first use (patterns keeps it): only null annotations need it.
 _KEY_ALONE = r"( *)annotations:[ ]*(?:#[^\r\n]*)?\r?\n"
 
 

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import overload
 
 # libyaml (YAML 1.1) treats NEL, LS and PS as line breaks too; positions must agree with it.
-# This and the other patterns for what few streams hold are compiled on first use (re
-# caches them): compiling every pattern at import cost each run about a millisecond.
+# This and the other patterns for what few streams hold are compiled on first use (patterns
+# keeps them): compiling every pattern at import cost each run about a millisecond.
 LINE_BREAK = "\r\n|[\r\n\x85\u2028\u2029]"
 _EXOTIC_BREAKS = ("\x85", "\u2028", "\u2029")
 # Markers are searched as "\n---" rather than "^---" with re.M: a literal prefix
