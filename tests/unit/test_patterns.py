@@ -54,25 +54,14 @@ def test_the_table_is_current() -> None:
 
 @needs_table
 def test_a_table_entry_is_what_is_used(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A code that matches something else: the pattern comes from the table, not from re.
-    key = (r"[\[\]{}#\\]", 0)
-    other = re.compile("x")
-    final_flags, _, groups, group_index, index_group = precompiled.PATTERNS[key]
-    captured: list[tuple[int, ...]] = []
-    real_compile = re._compiler._sre.compile  # type: ignore[attr-defined]
-
-    def capture(*arguments: object) -> object:
-        captured.append(tuple(arguments[2]))  # type: ignore[call-overload]
-        return real_compile(*arguments)
-
-    monkeypatch.setattr(re._compiler._sre, "compile", capture)  # type: ignore[attr-defined]
-    re._compiler.compile("x", 0)  # type: ignore[attr-defined]
-    monkeypatch.setattr(re._compiler._sre, "compile", real_compile)  # type: ignore[attr-defined]
-    table = {key: (final_flags, captured[0], groups, group_index, index_group)}
-    monkeypatch.setattr(patterns, "_table", table)
+    # One pattern's text with another's code (both without groups): what it matches is the code's,
+    # so the pattern comes from the table, not from re.
+    key, donor = (r"[\[\]{}#\\]", 0), (r"\n(?:---|\.\.\.|%)", 0)
+    assert precompiled.PATTERNS[key][2] == precompiled.PATTERNS[donor][2] == 0
+    monkeypatch.setattr(patterns, "_table", {key: precompiled.PATTERNS[donor]})
     built = patterns.compile(*key)
-    assert built.match("x") and not built.match("#")
-    assert other.match("x")
+    assert built.pattern == key[0] and built.match("\n---") and not built.match("#")
+    assert re.compile(key[0]).match("#")
 
 
 def test_without_the_table_re_builds_them(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,8 +61,6 @@ def unified_diff(original: Sequence[str], output: Sequence[str], name: str, cont
                 opcodes.append((tag, i + i1, i + i2, j + j1, j + j2))
         before.extend(old_lines)
         after.extend(new_lines)
-    if not opcodes:
-        opcodes.append(("equal", 0, 0, 0, 0))
     for number, hunk in enumerate(_FoundOpcodes(opcodes).get_grouped_opcodes(context)):
         if number == 0:
             yield f"--- a/{name}\n"
