@@ -176,3 +176,17 @@ def test_a_plain_run_collects_no_garbage_and_leaves_the_collector_on() -> None:
     )
     done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.stderr.split() == ["0", "True", "0"], done.stderr
+
+
+def test_the_installed_command_exits_a_plain_run_without_a_collection() -> None:
+    """`wavegen` (console) leaves the collector off to the end of a plain transform: turned on again
+    before its exit, it would sweep every object the run made (a gen-0 pass over thousands) for nothing."""
+    script = (
+        f"import gc, os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from wavegen.cli.main import console\n"
+        "gc.callbacks.append(lambda phase, info: os.write(2, b'collection\\n') if phase == 'start' else None)\n"
+        f"sys.argv = ['wavegen', 'transform', {str(ROOT / 'examples' / 'shop.yaml')!r}]\n"
+        "console()\n"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0 and "kind: Deployment" in done.stdout and "collection" not in done.stderr, done.stderr

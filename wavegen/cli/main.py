@@ -35,10 +35,11 @@ def console() -> int:
 
     Freeing every object and module one by one took a small run about 2 ms of its 19 (CPU time), a
     large one 3 ms or more; a transform has closed every file it wrote (``write_atomically``) and
-    registers nothing to run at exit. Any other command, or a stream that cannot be flushed, leaves as
-    Python does, with its messages.
+    registers nothing to run at exit. The cyclic collector stays off to that exit: turned on again, it
+    would first sweep every object the run made, for nothing. Any other command, or a stream that cannot
+    be flushed, leaves as Python does, with its messages.
     """
-    code, plain = _run(None)
+    code, plain = _run(None, exiting=True)
     if plain:
         try:
             sys.stdout.flush()
@@ -49,8 +50,9 @@ def console() -> int:
     return code
 
 
-def _run(argv: Sequence[str] | None) -> tuple[int, bool]:
-    """The exit code, and whether the typer-free transform ran."""
+def _run(argv: Sequence[str] | None, *, exiting: bool = False) -> tuple[int, bool]:
+    """The exit code, and whether the typer-free transform ran (with ``exiting``, the collector stays
+    off after it: the process ends next)."""
     args = list(sys.argv[1:] if argv is None else argv)
     # Pipelines run `wavegen transform` on every render: its plain invocations skip importing typer and
     # click (about 30 ms). The reader takes only shapes whose meaning is unambiguous and hands every other
@@ -58,15 +60,17 @@ def _run(argv: Sequence[str] | None) -> tuple[int, bool]:
     if args[:1] == ["transform"] and COMPLETE_VAR not in os.environ:
         # Importing the transform path builds thousands of objects, none of them garbage: the cyclic
         # collector ran over them several times on the way (0.7 ms of a small chart's run). The engine
-        # keeps it off while it runs anyway; it is on again once the transform is done.
+        # keeps it off while it runs anyway; it is on again once the transform is done, unless the
+        # process exits next.
         collecting = gc.isenabled()
         gc.disable()
+        code = None
         try:
             from .transform import run_plain
 
             code = run_plain(args[1:])
         finally:
-            if collecting:
+            if collecting and not (exiting and code is not None):
                 gc.enable()
         if code is not None:
             return code, True

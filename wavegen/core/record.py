@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+# The C getters operator.py re-exports: operator.py itself first defines its ~60 functions in Python,
+# which cost a small run about 0.2 ms to import.
+from _operator import attrgetter, itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
