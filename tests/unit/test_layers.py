@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +174,36 @@ def test_the_named_tuple_stand_in_builds_what_typing_builds() -> None:
         and str(key) == "ConfigMap/ns/name"
         and key.__class__.__module__ == "wavegen.core.model"
     )
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 8, 9, 12])
+def test_a_named_tuple_stand_in_takes_its_fields_as_parameters(count: int) -> None:
+    """Up to 8 fields, ``__new__`` is a template renamed (not compiled); beyond, compiled as namedtuple
+    does. Either way its signature, keywords and defaults are typing's."""
+    import inspect
+    import typing
+
+    from wavegen.core import record
+
+    names = [f"field_{index}" for index in range(count)]
+    defaults = {name: index for index, name in enumerate(names) if index >= count // 2}
+
+    def declare(base: Any) -> Any:
+        namespace = {"__annotations__": dict.fromkeys(names, "int"), "__qualname__": "Wide", "__module__": __name__, **defaults}
+        return types.new_class("Wide", (base,), exec_body=lambda body: body.update(namespace))
+
+    ours, theirs = declare(record.NamedTuple), declare(typing.NamedTuple)
+
+    def parameters(cls: Any) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.default, p.kind) for p in inspect.signature(cls).parameters.values()]
+
+    assert parameters(ours) == parameters(theirs) and len(parameters(ours)) == count
+    assert ours.__new__.__qualname__ == "Wide.__new__" == theirs.__new__.__qualname__
+    given = {name: -index for index, name in enumerate(names) if index < count // 2}
+    assert tuple(ours(**dict(reversed(given.items())))) == tuple(theirs(**given))
+    assert ours._field_defaults == theirs._field_defaults == defaults
+    with pytest.raises(TypeError):
+        ours(*range(count + 1))
 
 
 def test_severity_is_what_a_str_enum_was() -> None:

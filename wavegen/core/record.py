@@ -114,20 +114,74 @@ def _tuple_new_args(self: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(self)
 
 
-def _named_tuple(name: str, fields: list[str], defaults: list[Any], namespace: dict[str, Any]) -> type:
-    """A tuple class with the fields as properties, what ``collections.namedtuple`` builds.
+# __new__ for 0 to 8 fields, whose parameters _new_taking renames: namedtuple compiles each from its
+# source instead, which cost a run about 50 us a class.
+def _new_0(_cls: Any) -> Any:
+    return _tuple_new(_cls, ())
 
-    Not collections.namedtuple itself: importing collections costs a run about 1 ms. ``__new__`` is
-    compiled from its parameter list, as namedtuple's is, so that building one takes keywords and
-    defaults at the speed of a plain call.
-    """
+
+def _new_1(_cls: Any, a: Any) -> Any:
+    return _tuple_new(_cls, (a,))
+
+
+def _new_2(_cls: Any, a: Any, b: Any) -> Any:
+    return _tuple_new(_cls, (a, b))
+
+
+def _new_3(_cls: Any, a: Any, b: Any, c: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c))
+
+
+def _new_4(_cls: Any, a: Any, b: Any, c: Any, d: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c, d))
+
+
+def _new_5(_cls: Any, a: Any, b: Any, c: Any, d: Any, e: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c, d, e))
+
+
+def _new_6(_cls: Any, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c, d, e, f))
+
+
+def _new_7(_cls: Any, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c, d, e, f, g))
+
+
+def _new_8(_cls: Any, a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any) -> Any:
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h))
+
+
+_tuple_new = tuple.__new__
+_NEW_BY_FIELD_COUNT = (_new_0, _new_1, _new_2, _new_3, _new_4, _new_5, _new_6, _new_7, _new_8)
+_Function: Any = type(_new_0)  # types.FunctionType, without importing types
+
+
+def _new_taking(fields: list[str], qualname: str) -> Any:
+    """``__new__(_cls, *fields)`` building the tuple of its arguments, with the fields as parameter names."""
+    if len(fields) < len(_NEW_BY_FIELD_COUNT):
+        template = _NEW_BY_FIELD_COUNT[len(fields)]
+        code = template.__code__.replace(co_varnames=("_cls", *fields), co_name="__new__", co_qualname=qualname)
+        return _Function(code, template.__globals__, "__new__")
     parameters = ", ".join(fields)
     scope: dict[str, Any] = {"_tuple_new": tuple.__new__}
     exec(f"def __new__(_cls, {parameters}):\n    return _tuple_new(_cls, ({parameters},))\n", scope)
-    qualname = namespace.get("__qualname__", name)
     new = scope["__new__"]
+    new.__qualname__ = qualname
+    return new
+
+
+def _named_tuple(name: str, fields: list[str], defaults: list[Any], namespace: dict[str, Any]) -> type:
+    """A tuple class with the fields as properties, what ``collections.namedtuple`` builds.
+
+    Not collections.namedtuple itself: importing collections costs a run about 1 ms. ``__new__``
+    takes the fields as its parameters, as namedtuple's does, so that building one takes keywords
+    and defaults at the speed of a plain call.
+    """
+    parameters = ", ".join(fields)
+    qualname = namespace.get("__qualname__", name)
+    new = _new_taking(fields, f"{qualname}.__new__")
     new.__defaults__ = tuple(defaults) or None
-    new.__qualname__ = f"{qualname}.__new__"
     members: dict[str, Any] = {
         "__slots__": (),
         "__module__": namespace.get("__module__"),
