@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,6 +73,21 @@ def console_script(python: str, tree: Path) -> list[str]:
     return [python, "-c", launcher]
 
 
+def as_installed(python: str, tree: Path, into: Path) -> Path:
+    """A copy of ``tree``'s wavegen package in ``into`` as installing its wheel leaves it: byte-compiled
+    (else, with PYTHONDONTWRITEBYTECODE set, every run would compile the sources again) and, for trees
+    that have wavegen/cli/preload.py, with the transform path's preload file the wheel build writes."""
+    shutil.copytree(tree / "wavegen", into / "wavegen", ignore=shutil.ignore_patterns("__pycache__", "transform-path.*"))
+    subprocess.run([python, "-m", "compileall", "-q", str(into / "wavegen")], check=True, stdout=subprocess.DEVNULL)
+    if (into / "wavegen" / "cli" / "preload.py").is_file():
+        write = (
+            "import sys, pathlib; sys.path.insert(0, sys.argv[1]); "
+            "from wavegen.cli import preload; preload.write(pathlib.Path(sys.argv[1]))"
+        )
+        subprocess.run([python, "-c", write, str(into)], check=True)
+    return into
+
+
 def export_revision(revision: str, into: Path) -> Path:
     into.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True).stdout
@@ -104,7 +120,8 @@ def main() -> int:
         # CI images) would make every run here recompile sources instead, so drop it and compile
         # each timed tree up front.
         base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-        transform = [*console_script(python, ROOT), "transform", str(bundle)]
+        this_tree = as_installed(python, ROOT, Path(tmp) / "after")
+        transform = [*console_script(python, this_tree), "transform", str(bundle)]
         variants: dict[str, tuple[list[str], dict[str, str]]] = {
             "baseline: python -c 'import yaml'": ([python, "-c", "import yaml"], base_env),
             "after: wavegen transform (this tree)": (transform, base_env),
@@ -112,16 +129,15 @@ def main() -> int:
             "launcher: python, pip 25's wrapper": ([python, "-c", LAUNCHER], base_env),
         }
         if args.before:
-            tree = export_revision(args.before, Path(tmp) / "before")
+            exported = export_revision(args.before, Path(tmp) / "exported")
+            tree = as_installed(python, exported, Path(tmp) / "before")
             variants[f"before: wavegen transform ({args.before})"] = (
                 [*console_script(python, tree), "transform", str(bundle)],
                 base_env,
             )
         if args.typer_path:
-            path = f"{args.typer_path}{os.pathsep}{ROOT}"
+            path = f"{args.typer_path}{os.pathsep}{this_tree}"
             variants["after, typer from --typer-path"] = (transform, {**base_env, "PYTHONPATH": path})
-        for tree in {ROOT, *([Path(tmp) / "before"] if args.before else [])}:
-            subprocess.run([python, "-m", "compileall", "-q", str(tree / "wavegen")], check=True)
         load_before = load_average()
         times: dict[str, list[float]] = {name: [] for name in variants}
         for argv, env in variants.values():  # warm the page cache and .pyc files first

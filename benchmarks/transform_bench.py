@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import input_files
 from gen_bundle import crd_bundle, hand_edited_bundle, workload_bundle
-from startup_bench import LAUNCHER, clean_site_python, console_script, load_average
+from startup_bench import LAUNCHER, as_installed, clean_site_python, console_script, load_average
 
 # PyYAML has no constructor for YAML 1.1's value key, a plain "=" (prometheus-operator's
 # bundle.yaml holds one): the baseline reads it as a string, as kubectl's go-yaml does.
@@ -113,15 +113,14 @@ def export_revision(rev: str, into: Path) -> Path:
     return into
 
 
-def compile_bytecode(python: str, package: Path) -> tuple[tuple[str, int, int], ...]:
-    """Byte-compile a wavegen tree, as installing a wheel does; returns its sources' stamp (see unchanged).
-
-    Otherwise, with PYTHONDONTWRITEBYTECODE set (as on CI machines and here), every
-    run would compile wavegen's sources again: tens of milliseconds that an installed
-    wavegen never pays and the baseline (PyYAML, installed) does not pay either.
-    """
-    subprocess.run([python, "-m", "compileall", "-q", str(package)], check=True, stdout=subprocess.DEVNULL)
-    return sources_stamp(package)
+def installed_copy(python: str, tree: Path, into: Path) -> tuple[Path, tuple[tuple[str, int, int], ...]]:
+    """``tree``'s wavegen as installing its wheel leaves it (startup_bench.as_installed: byte-compiled, with
+    its preload file), and its sources' stamp (see unchanged). Compiled bytecode matters: with
+    PYTHONDONTWRITEBYTECODE set (as on CI machines and here), every run would compile wavegen's
+    sources again, tens of milliseconds that an installed wavegen never pays and the baseline
+    (PyYAML, installed) does not pay either."""
+    copy = as_installed(python, tree, into)
+    return copy, sources_stamp(copy / "wavegen")
 
 
 def sources_stamp(package: Path) -> tuple[tuple[str, int, int], ...]:
@@ -138,7 +137,7 @@ def unchanged(package: Path, stamp: tuple[tuple[str, int, int], ...]) -> None:
 
 
 def wavegen_command(python: str, code_dir: Path) -> list[str]:
-    """`wavegen transform` as the installed console script runs it, from this checkout or an exported revision."""
+    """`wavegen transform` as the installed console script runs it, from a tree installed_copy made."""
     return [*console_script(python, code_dir), "transform"]
 
 
@@ -206,9 +205,8 @@ def corpus_main(args: argparse.Namespace) -> None:
             inputs[name] = Path(tmp, f"{name}.yaml")
             inputs[name].write_bytes(text.encode())  # as it is: CRLF line breaks stay
         python = clean_site_python(Path(tmp, "venv"))
-        before_dir = export_revision(args.before, Path(tmp, "before"))
-        compile_bytecode(python, before_dir / "wavegen")
-        stamp = compile_bytecode(python, root / "wavegen")
+        before_dir = installed_copy(python, export_revision(args.before, Path(tmp, "exported")), Path(tmp, "before"))[0]
+        root, stamp = installed_copy(python, root, Path(tmp, "after"))
         empty = Path(tmp, "empty.yaml")
         empty.write_bytes(b"")
         commands: dict[str, list[str]] = {
@@ -254,7 +252,9 @@ def corpus_main(args: argparse.Namespace) -> None:
     lines.append(
         "Baseline: a bare PyYAML `CSafeLoader` `load_all` of the same bytes, whole process (a plain `=` read as "
         "text, as kubectl reads it: PyYAML has no constructor for it). "
-        f"Before: wavegen at `{args.before}`. After: this checkout. Launcher: what pip's console-script "
+        f"Before: wavegen at `{args.before}`. After: this checkout. Both are copied and installed as their "
+        "wheels would be (byte-compiled, and with the transform path's preload file where the tree writes "
+        "one). Launcher: what pip's console-script "
         "launcher does before it calls wavegen (start Python; pip 25 and later, and uv), timed in the "
         "same rounds: the least any wavegen installed as a console script can take. Start-up: this checkout's "
         "`wavegen transform` of an empty file (the launcher and wavegen's imports), what every input pays. Real renders: "
@@ -340,16 +340,13 @@ def main() -> None:
     args.output = args.output or results / "transform-generated.md"
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
-        this_tree: Path | None = None
         if args.clean_site:
             # The editable install's hook would import pathlib and more into every process,
             # the baseline's included; a wheel install has no such hook.
             python = clean_site_python(Path(tmp, "venv"))
-            this_tree = Path(__file__).resolve().parent.parent
-        before_dir = export_revision(args.before, Path(tmp, "before"))
-        compile_bytecode(python, before_dir / "wavegen")
-        this_package = Path(__file__).resolve().parent.parent / "wavegen"
-        stamp = compile_bytecode(python, this_package)
+        before_dir = installed_copy(python, export_revision(args.before, Path(tmp, "exported")), Path(tmp, "before"))[0]
+        this_tree, stamp = installed_copy(python, Path(__file__).resolve().parent.parent, Path(tmp, "after"))
+        this_package = this_tree / "wavegen"
         cases = [
             Case("workloads", Path(tmp, "workloads.yaml"), 0.5),
             Case("crds", Path(tmp, "crds.yaml"), 0.35),
@@ -407,7 +404,8 @@ def main() -> None:
         "Baseline: a bare PyYAML `CSafeLoader` `load_all` of the same bytes, whole process (a plain `=` read as "
         "text, as kubectl reads it: PyYAML has no constructor for it). "
         f"Before: wavegen at `{args.before}` (exported with `git archive`). After: this checkout. "
-        "Both wavegen trees are byte-compiled first, as a wheel install does. "
+        "Both wavegen trees are copied and installed as their wheels would be first (byte-compiled, and with "
+        "the transform path's preload file where the tree writes one). "
         "Argo CD's `manifests/install.yaml` comes from `go mod download` of "
         "`github.com/argoproj/argo-cd/v3` through the Go module proxy (`benchmarks/argocd_install.py`, "
         "cached under `~/.cache/wavegen-bench`). Goals are issue 14's; the script exits 1 when one is missed.\n"

@@ -122,7 +122,7 @@ def _imported(installed: Installed, *args: str) -> set[str]:
 
 def test_console_script_transform_skips_typer(installed: Installed) -> None:
     plain = _imported(installed, "transform", "-n", "shop", str(SHOP))
-    assert "wavegen.cli.transform" in plain
+    assert "wavegen.cli.main" in plain and "_sre" in plain  # the stream layer's engine: the probe sees the run
     assert not {m for m in plain if m.split(".")[0] in ("typer", "click", "pathlib", "jinja2", "ruamel")}
     # the example bundle is read whole by the subset reader: neither PyYAML nor OpenSSL's hashes load
     assert not {m for m in plain if m.split(".")[0] in ("yaml", "_yaml", "hashlib", "_hashlib", "tempfile")}
@@ -134,9 +134,36 @@ def test_console_script_transform_imports_no_re(installed: Installed) -> None:
     brings (about 4 ms of a small run): the stream layer's patterns come precompiled (stream/patterns.py)."""
     assert "import re" not in (installed.bin / "wavegen").read_text()
     plain = _imported(installed, "transform", str(SHOP))
-    assert "wavegen.stream.precompiled" in plain
+    assert "_sre" in plain  # what wavegen.stream.patterns imports
     assert not {"re", "enum", "collections", "functools", "types", "yaml"} & plain
     assert "re" in _imported(installed, "explain", "--format", "mermaid", str(SHOP))  # the probe can fail
+
+
+def test_the_wheel_ships_the_transform_path_compiled_and_the_command_runs_it(installed: Installed) -> None:
+    """The wheel's preload file (written at build time: wavegen/cli/preload.py) is current once installed:
+    a plain transform imports none of the transform path through importlib (-X importtime lists only
+    what main() needs first), and gives what the same install gives without the file."""
+    from wavegen.cli import preload
+
+    site = next((installed.root / "venv" / "lib").glob("python3*/site-packages"))
+    shipped = preload.preload_path(site)
+    assert shipped.is_file()
+    plain = _imported(installed, "transform", str(SHOP))
+    assert {m for m in plain if m.startswith("wavegen")} == {
+        "wavegen",
+        "wavegen.cli",
+        "wavegen.errors",
+        "wavegen.cli.commands",
+        "wavegen.cli.main",
+    }
+    with_file = installed.wavegen("transform", str(SHOP)).stdout
+    hidden = shipped.with_suffix(".hidden")
+    shipped.rename(hidden)
+    try:
+        assert set(preload.TRANSFORM_PATH) <= _imported(installed, "transform", str(SHOP))  # the probe can fail
+        assert installed.wavegen("transform", str(SHOP)).stdout == with_file
+    finally:
+        hidden.rename(shipped)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "mermaid"])

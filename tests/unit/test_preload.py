@@ -1,0 +1,108 @@
+"""The preload file: the transform path compiled at build time, run instead of importlib when it is current, ignored when not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from wavegen.cli import preload
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOP = ROOT / "examples" / "shop.yaml"
+# What the launcher imports before main() runs: these come through importlib in any case.
+BEFORE_MAIN = {"wavegen", "wavegen.cli", "wavegen.errors", "wavegen.cli.commands", "wavegen.cli.main"}
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A copy of the package with its preload file, laid out as a wheel installs it."""
+    root = tmp_path / "site-packages"
+    shutil.copytree(ROOT / "wavegen", root / "wavegen", ignore=shutil.ignore_patterns("__pycache__"))
+    preload.write(root)
+    return root
+
+
+def transform(root: Path, *flags: str, probe: str = "") -> tuple[bytes, str, set[str]]:
+    """A plain transform of the example by console() from ``root``: stdout, stderr without the import
+    times, and the wavegen modules importlib imported (``python -X importtime``)."""
+    script = (
+        f"import sys; sys.path.insert(0, {str(root)!r})\n"
+        "from wavegen.cli.main import console\n"
+        f"sys.argv = ['wavegen', 'transform', {str(SHOP)!r}]\n"
+        f"{probe}\n"
+        "console()\n"
+    )
+    done = subprocess.run([sys.executable, "-S", *flags, "-X", "importtime", "-c", script], capture_output=True, cwd=root)
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stderr.decode().splitlines()
+    imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    messages = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return done.stdout, messages, {name for name in imported if name.startswith("wavegen")}
+
+
+@pytest.fixture(scope="module")
+def expected() -> bytes:
+    done = subprocess.run([sys.executable, "-m", "wavegen", "transform", str(SHOP)], capture_output=True, cwd=ROOT, check=True)
+    return done.stdout
+
+
+def test_a_current_file_runs_the_whole_transform_path(site: Path, expected: bytes) -> None:
+    """Every module a plain transform imports after main() comes from the file (none through importlib:
+    TRANSFORM_PATH misses none and lists each after what it imports), and the output is the same."""
+    out, _, imported = transform(site)
+    assert out == expected and imported == BEFORE_MAIN
+
+
+def test_a_preloaded_module_is_what_importlib_makes(site: Path) -> None:
+    probe = (
+        "from wavegen.cli.main import _preload_transform_path\n"
+        "_preload_transform_path()\n"
+        "import inspect, wavegen.cli, wavegen.stream.engine as engine\n"
+        "print(engine.__file__, engine.__spec__.origin, engine.__cached__, engine.run.__code__.co_filename,\n"
+        "      type(engine.__loader__).__name__, wavegen.cli.transform is sys.modules['wavegen.cli.transform'],\n"
+        "      inspect.getsource(engine.run).startswith('def run('), sep='\\n', file=sys.stderr)\n"
+        "raise SystemExit\n"
+    )
+    _, messages, _ = transform(site, probe=probe)
+    source = str(site / "wavegen" / "stream" / "engine.py")
+    cached = str(site / "wavegen" / "stream" / "__pycache__" / f"engine.{sys.implementation.cache_tag}.pyc")
+    assert messages.splitlines() == [source, source, cached, source, "SourceFileLoader", "True", "True"]
+
+
+def test_an_edited_source_is_imported_as_written(site: Path, expected: bytes) -> None:
+    engine = site / "wavegen" / "stream" / "engine.py"
+    engine.write_text(engine.read_text() + "\n__import__('sys').stderr.write('edited\\n')\n")
+    out, messages, imported = transform(site)
+    assert out == expected and messages == "edited" and set(preload.TRANSFORM_PATH) <= imported
+
+
+def test_a_source_newer_than_the_file_is_imported(site: Path) -> None:
+    later = time.time() + 2 * 60
+    os.utime(site / "wavegen" / "core" / "plan.py", (later, later))
+    assert set(preload.TRANSFORM_PATH) <= transform(site)[2]
+
+
+def test_without_asserts_the_file_is_not_used(site: Path, expected: bytes) -> None:
+    # compiled with asserts; -O asks for none: importlib imports the -O bytecode
+    out, _, imported = transform(site, "-O")
+    assert out == expected and set(preload.TRANSFORM_PATH) <= imported
+
+
+@pytest.mark.parametrize("damage", ["another interpreter", "truncated"])
+def test_a_file_of_another_interpreter_or_cut_short_is_not_used(site: Path, damage: str) -> None:
+    file = preload.preload_path(site)
+    data = file.read_bytes()
+    file.write_bytes(b"\0\0\r\n" + data[4:] if damage == "another interpreter" else data[: len(data) // 2])
+    assert set(preload.TRANSFORM_PATH) <= transform(site)[2]
+
+
+def test_the_same_sources_give_the_same_file_wherever_they_are(site: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "lib"
+    shutil.copytree(site / "wavegen", elsewhere / "wavegen", ignore=shutil.ignore_patterns("*.bin"))
+    assert preload.write(elsewhere).read_bytes() == preload.preload_path(site).read_bytes()

@@ -1,0 +1,64 @@
+"""The transform path compiled into the one file `wavegen transform` runs it from (cli/main.py), written as a wheel is built."""
+
+from __future__ import annotations
+
+import marshal
+import sys
+from pathlib import Path
+
+from .main import PRELOAD_FILE
+
+#: What a plain `wavegen transform` imports after wavegen.cli.main, each after the modules it imports
+#: (tests/unit/test_preload.py fails when one is missing or out of order).
+TRANSFORM_PATH = (
+    "wavegen.inputs",
+    "wavegen.stream",
+    "wavegen.core",
+    "wavegen.core.record",
+    "wavegen.core.model",
+    "wavegen.core.hashing",
+    "wavegen.core.refs",
+    "wavegen.core.sources",
+    "wavegen.core.wave",
+    "wavegen.core.podtemplate",
+    "wavegen.core.workloads",
+    "wavegen.core.plan",
+    "wavegen.stream.patterns",
+    "wavegen.stream.resolver",
+    "wavegen.stream.tree",
+    "wavegen.stream.precompiled",
+    "wavegen.stream.fastparse",
+    "wavegen.stream.splice",
+    "wavegen.stream.split",
+    "wavegen.stream.engine",
+    "wavegen.inputs.files",
+    "wavegen.inputs.options",
+    "wavegen.inputs.flags",
+    "wavegen.cli.transform",
+)
+
+
+def preload_path(root: Path) -> Path:
+    """Where the file for this interpreter goes under ``root``, the directory holding the wavegen package."""
+    return root / "wavegen" / "cli" / PRELOAD_FILE.format(tag=sys.implementation.cache_tag)
+
+
+def write(root: Path) -> Path:
+    """Compile the TRANSFORM_PATH modules under ``root`` for this interpreter into its preload file.
+
+    The same sources give the same bytes: code is compiled with its path relative to ``root`` (the
+    reader points it at the installed file), with asserts, and without this module's own flags.
+    """
+    from importlib.util import MAGIC_NUMBER
+
+    compiled = []
+    for name in TRANSFORM_PATH:
+        parts = name.split(".")
+        package = root.joinpath(*parts, "__init__.py").is_file()
+        relative = "/".join(parts) + ("/__init__.py" if package else ".py")
+        source = (root / relative).read_bytes()
+        code = compile(source, relative, "exec", dont_inherit=True, optimize=0)
+        compiled.append((name, package, relative, len(source), code))
+    target = preload_path(root)
+    target.write_bytes(MAGIC_NUMBER + marshal.dumps(tuple(compiled)))
+    return target
