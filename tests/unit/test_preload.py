@@ -94,12 +94,24 @@ def test_without_asserts_the_file_is_not_used(site: Path, expected: bytes) -> No
     assert out == expected and set(preload.TRANSFORM_PATH) <= imported
 
 
-@pytest.mark.parametrize("damage", ["another interpreter", "truncated"])
-def test_a_file_of_another_interpreter_or_cut_short_is_not_used(site: Path, damage: str) -> None:
+def test_another_interpreters_file_is_not_used(site: Path) -> None:
+    file = preload.preload_path(site)
+    file.write_bytes(b"\0\0\r\n" + file.read_bytes()[4:])
+    assert set(preload.TRANSFORM_PATH) <= transform(site)[2]
+
+
+@pytest.mark.parametrize("cut", ["header", "index", "code"])
+def test_a_file_cut_short_leaves_the_rest_to_importlib(site: Path, cut: str, expected: bytes) -> None:
+    """Cut in its header or index, nothing runs from the file; cut in a module's code, the modules
+    before that one do; importlib imports the others."""
     file = preload.preload_path(site)
     data = file.read_bytes()
-    file.write_bytes(b"\0\0\r\n" + data[4:] if damage == "another interpreter" else data[: len(data) // 2])
-    assert set(preload.TRANSFORM_PATH) <= transform(site)[2]
+    index_end = 8 + int.from_bytes(data[4:8], "little")
+    file.write_bytes(data[: {"header": 6, "index": index_end - 10, "code": (index_end + len(data)) // 2}[cut]])
+    out, _, imported = transform(site)
+    assert out == expected and "wavegen.cli.transform" in imported
+    from_file = set(preload.TRANSFORM_PATH) - imported
+    assert len(from_file) > 3 if cut == "code" else not from_file
 
 
 def test_the_same_sources_give_the_same_file_wherever_they_are(site: Path, tmp_path: Path) -> None:

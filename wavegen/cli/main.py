@@ -19,8 +19,10 @@ __all__ = ["COMMANDS", "EXIT_INTERNAL", "build_app", "console", "main"]
 
 # The transform path's modules compiled into one file, which a wheel ships beside this module
 # (written at build time by wavegen/cli/preload.py): importlib's magic number for the interpreter
-# that compiled them, then the marshalled (name, is package, path under the install root, source
-# size, code) of each, in an order where each comes after the modules it imports.
+# that compiled them, the length of the index (4 bytes, little-endian), the index (marshalled: a
+# module's name, whether it is a package, its path under the install root, its source's size and
+# the length of its code), then each module's marshalled code, in the index's order, where each
+# comes after the modules it imports.
 PRELOAD_FILE = "transform-path.{tag}.bin"
 # A preloaded module's source may be this much newer than the file: one install writes both.
 PRELOAD_SLACK_SECONDS = 60
@@ -92,21 +94,20 @@ def _preload_transform_path() -> None:
     """Run the transform path's modules from the compiled file a wheel ships (see PRELOAD_FILE), not
     through importlib one by one.
 
-    Finding, reading and checking each of the ~25 modules one by one took about 1 ms of the 3.7 ms a
-    small chart's run spent importing them. The file is used only when it was written for this interpreter (its magic number), asserts
-    are on (no ``-O``), and every module's source has the size it was compiled from and is not newer
-    than the file; otherwise, and for any module already loaded, importlib imports as usual. A
-    module run from it is what importlib would have made: the same spec, loader, ``__file__`` and
-    ``__cached__``, and its code's file names are the installed sources'.
+    Finding, reading and checking each of the ~25 modules one by one took about 1 ms of the 3.7 ms
+    a small chart's run spent importing them. The file is used only when it was written for this
+    interpreter (its magic number), asserts are on (no ``-O``), and every module's source has the
+    size it was compiled from and is not newer than the file; otherwise, and for any module
+    already loaded, importlib imports as usual. A module run from it is what importlib would have
+    made: the same spec, loader, ``__file__`` and ``__cached__``, and its code's file names are the
+    installed sources'. Modules are read one at a time, as importlib reads their ``.pyc`` files.
     """
     tag = sys.implementation.cache_tag
     if tag is None or sys.flags.optimize:
         return
     here = os.path.dirname(__file__)
     try:
-        with open(f"{here}/{PRELOAD_FILE.format(tag=tag)}", "rb") as file:
-            data = file.read()
-            written = os.fstat(file.fileno()).st_mtime
+        file = open(f"{here}/{PRELOAD_FILE.format(tag=tag)}", "rb")  # noqa: SIM115  # closed below
     except OSError:
         return  # a source tree, or an editable install: importlib imports them
     import _frozen_importlib as bootstrap
@@ -114,41 +115,47 @@ def _preload_transform_path() -> None:
     import _imp
     import marshal
 
-    if data[:4] != external.MAGIC_NUMBER:
-        return
-    try:
-        compiled = marshal.loads(memoryview(data)[4:])
-    except (EOFError, ValueError, TypeError):
-        return
-    root = os.path.dirname(os.path.dirname(here))
-    located = []
-    for name, package, relative, size, code in compiled:
-        path = f"{root}/{relative}"
-        try:
-            status = os.stat(path)
-        except OSError:
+    with file:
+        written = os.fstat(file.fileno()).st_mtime
+        head = file.read(8)
+        if head[:4] != external.MAGIC_NUMBER:
             return
-        if status.st_size != size or status.st_mtime > written + PRELOAD_SLACK_SECONDS:
-            return  # an edited install: its sources, through importlib
-        located.append((name, package, path, code))
-    loaded = sys.modules
-    for name, package, path, code in located:
-        parent, _, child = name.rpartition(".")
-        if name in loaded or parent not in loaded:
-            continue
-        spec = bootstrap.ModuleSpec(name, external.SourceFileLoader(name, path), origin=path, is_package=package)
-        spec.has_location = True
-        if package:
-            spec.submodule_search_locations = [os.path.dirname(path)]
-        module = bootstrap.module_from_spec(spec)
-        _imp._fix_co_filename(code, path)  # type: ignore[attr-defined]  # what importlib does to a pyc's code
-        loaded[name] = module
         try:
-            exec(code, module.__dict__)
-        except BaseException:
-            del loaded[name]
-            raise
-        setattr(loaded[parent], child, module)
+            index = marshal.loads(file.read(int.from_bytes(head[4:], "little")))
+        except (EOFError, ValueError, TypeError):
+            return
+        root = os.path.dirname(os.path.dirname(here))
+        for _, _, relative, size, _ in index:
+            try:
+                status = os.stat(f"{root}/{relative}")
+            except OSError:
+                return
+            if status.st_size != size or status.st_mtime > written + PRELOAD_SLACK_SECONDS:
+                return  # an edited install: its sources, through importlib
+        loaded = sys.modules
+        for name, package, relative, _, length in index:
+            compiled = file.read(length)
+            parent, _, child = name.rpartition(".")
+            if name in loaded or parent not in loaded:
+                continue
+            try:
+                code = marshal.loads(compiled)
+            except (EOFError, ValueError, TypeError):
+                return  # the file cut short: importlib imports the rest
+            path = f"{root}/{relative}"
+            spec = bootstrap.ModuleSpec(name, external.SourceFileLoader(name, path), origin=path, is_package=package)
+            spec.has_location = True
+            if package:
+                spec.submodule_search_locations = [os.path.dirname(path)]
+            module = bootstrap.module_from_spec(spec)
+            _imp._fix_co_filename(code, path)  # type: ignore[attr-defined]  # what importlib does to a pyc's code
+            loaded[name] = module
+            try:
+                exec(code, module.__dict__)
+            except BaseException:
+                del loaded[name]
+                raise
+            setattr(loaded[parent], child, module)
 
 
 if __name__ == "__main__":

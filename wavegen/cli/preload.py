@@ -51,14 +51,16 @@ def write(root: Path) -> Path:
     """
     from importlib.util import MAGIC_NUMBER
 
-    compiled = []
+    index = []
+    codes = []
     for name in TRANSFORM_PATH:
         parts = name.split(".")
         package = root.joinpath(*parts, "__init__.py").is_file()
         relative = "/".join(parts) + ("/__init__.py" if package else ".py")
         source = (root / relative).read_bytes()
-        code = compile(source, relative, "exec", dont_inherit=True, optimize=0)
-        compiled.append((name, package, relative, len(source), code))
+        codes.append(marshal.dumps(compile(source, relative, "exec", dont_inherit=True, optimize=0)))
+        index.append((name, package, relative, len(source), len(codes[-1])))
+    listed = marshal.dumps(tuple(index))
     target = preload_path(root)
-    target.write_bytes(MAGIC_NUMBER + marshal.dumps(tuple(compiled)))
+    target.write_bytes(b"".join([MAGIC_NUMBER, len(listed).to_bytes(4, "little"), listed, *codes]))
     return target
