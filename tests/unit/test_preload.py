@@ -75,6 +75,21 @@ def test_a_preloaded_module_is_what_importlib_makes(site: Path) -> None:
     assert messages.splitlines() == [source, source, cached, source, "SourceFileLoader", "True", "True"]
 
 
+def test_a_second_run_in_the_process_does_not_read_the_file_again(site: Path) -> None:
+    probe = (
+        "import builtins\n"
+        "from wavegen.cli.main import _preload_transform_path\n"
+        "opened = []\n"
+        "real_open = builtins.open\n"
+        "builtins.open = lambda file, *args, **kwargs: opened.append(str(file)) or real_open(file, *args, **kwargs)\n"
+        "_preload_transform_path()\n"
+        "_preload_transform_path()\n"
+        "print(sum(name.endswith('.bin') for name in opened), file=sys.stderr)\n"
+        "raise SystemExit\n"
+    )
+    assert transform(site, probe=probe)[1] == "1"
+
+
 def test_an_edited_source_is_imported_as_written(site: Path, expected: bytes) -> None:
     engine = site / "wavegen" / "stream" / "engine.py"
     engine.write_text(engine.read_text() + "\n__import__('sys').stderr.write('edited\\n')\n")

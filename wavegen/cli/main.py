@@ -103,8 +103,8 @@ def _preload_transform_path() -> None:
     installed sources'. Modules are read one at a time, as importlib reads their ``.pyc`` files.
     """
     tag = sys.implementation.cache_tag
-    if tag is None or sys.flags.optimize:
-        return
+    if tag is None or sys.flags.optimize or "wavegen.cli.transform" in sys.modules:
+        return  # (the path's last module loaded: a caller of main() has run a transform before)
     here = os.path.dirname(__file__)
     try:
         file = open(f"{here}/{PRELOAD_FILE.format(tag=tag)}", "rb")  # noqa: SIM115  # closed below
