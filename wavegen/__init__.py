@@ -1,7 +1,6 @@
 """wavegen: roll Kubernetes workloads exactly when the configuration they consume changes."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: see cli/main.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -44,7 +43,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

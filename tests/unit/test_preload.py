@@ -16,7 +16,7 @@ from wavegen.cli import preload
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples" / "shop.yaml"
 # What the launcher imports before main() runs: these come through importlib in any case.
-BEFORE_MAIN = {"wavegen", "wavegen.cli", "wavegen.errors", "wavegen.cli.commands", "wavegen.cli.main"}
+BEFORE_MAIN = {"wavegen", "wavegen.cli", "wavegen.cli.main"}
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def site(tmp_path: Path) -> Path:
 
 def transform(root: Path, *flags: str, probe: str = "") -> tuple[bytes, str, set[str]]:
     """A plain transform of the example by console() from ``root``: stdout, stderr without the import
-    times, and the wavegen modules importlib imported (``python -X importtime``)."""
+    times, and the wavegen modules (and ``__future__``) importlib imported (``python -X importtime``)."""
     script = (
         f"import sys; sys.path.insert(0, {str(root)!r})\n"
         "from wavegen.cli.main import console\n"
@@ -43,7 +43,7 @@ def transform(root: Path, *flags: str, probe: str = "") -> tuple[bytes, str, set
     lines = done.stderr.decode().splitlines()
     imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
     messages = "\n".join(line for line in lines if not line.startswith("import time:"))
-    return done.stdout, messages, {name for name in imported if name.startswith("wavegen")}
+    return done.stdout, messages, {name for name in imported if name.startswith("wavegen") or name == "__future__"}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,8 @@ def expected() -> bytes:
 
 def test_a_current_file_runs_the_whole_transform_path(site: Path, expected: bytes) -> None:
     """Every module a plain transform imports after main() comes from the file (none through importlib:
-    TRANSFORM_PATH misses none and lists each after what it imports), and the output is the same."""
+    TRANSFORM_PATH misses none and lists each after what it imports), and the output is the same.
+    Nothing imports ``__future__``: the file's modules hold their future import as a compiler flag."""
     out, _, imported = transform(site)
     assert out == expected and imported == BEFORE_MAIN
 
@@ -73,6 +74,32 @@ def test_a_preloaded_module_is_what_importlib_makes(site: Path) -> None:
     source = str(site / "wavegen" / "stream" / "engine.py")
     cached = str(site / "wavegen" / "stream" / "__pycache__" / f"engine.{sys.implementation.cache_tag}.pyc")
     assert messages.splitlines() == [source, source, cached, source, "SourceFileLoader", "True", "True"]
+
+
+def test_every_preloaded_module_has_the_attributes_importlib_gives_it(site: Path) -> None:
+    """Module and spec attributes, compared with a module importlib makes from a spec it finds afresh,
+    for packages and plain modules alike; annotations stay unevaluated, as the future import asks."""
+    probe = (
+        "import importlib.machinery, importlib.util\n"
+        "from wavegen.cli.main import _preload_transform_path\n"
+        "from wavegen.cli.preload import TRANSFORM_PATH\n"
+        "_preload_transform_path()\n"
+        "def seen(module):\n"
+        "    spec = module.__spec__\n"
+        "    return (module.__name__, module.__file__, module.__cached__, module.__package__,\n"
+        "            getattr(module, '__path__', None), type(module.__loader__), module.__loader__.path,\n"
+        "            module.__loader__ is spec.loader, spec.name, spec.origin, spec.cached, spec.parent,\n"
+        "            spec.submodule_search_locations, spec.has_location)\n"
+        "for name in TRANSFORM_PATH:\n"
+        "    parent = sys.modules[name.rpartition('.')[0]]\n"
+        "    fresh = importlib.machinery.PathFinder.find_spec(name, parent.__path__)\n"
+        "    assert seen(sys.modules[name]) == seen(importlib.util.module_from_spec(fresh)), name\n"
+        "    print(name, file=sys.stderr)\n"
+        "import wavegen.stream.engine as engine\n"
+        "print(all(isinstance(value, str) for value in engine.run.__annotations__.values()), file=sys.stderr)\n"
+        "raise SystemExit\n"
+    )
+    assert transform(site, probe=probe)[1].splitlines() == [*preload.TRANSFORM_PATH, "True"]
 
 
 def test_a_second_run_in_the_process_does_not_read_the_file_again(site: Path) -> None:
@@ -133,3 +160,12 @@ def test_the_same_sources_give_the_same_file_wherever_they_are(site: Path, tmp_p
     elsewhere = tmp_path / "elsewhere" / "lib"
     shutil.copytree(site / "wavegen", elsewhere / "wavegen", ignore=shutil.ignore_patterns("*.bin"))
     assert preload.write(elsewhere).read_bytes() == preload.preload_path(site).read_bytes()
+
+
+def test_the_entry_point_still_offers_what_it_no_longer_imports() -> None:
+    from wavegen.cli import commands, main
+    from wavegen.errors import EXIT_INTERNAL
+
+    assert main.COMMANDS is commands.COMMANDS and main.EXIT_INTERNAL == EXIT_INTERNAL
+    with pytest.raises(AttributeError):
+        _ = main.NOT_THERE  # type: ignore[attr-defined]

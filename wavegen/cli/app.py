@@ -13,7 +13,8 @@ import typer
 from .. import __version__
 from ..errors import EXIT_USAGE
 from ..inputs.flags import invoke, new_app
-from .commands import COMMANDS, COMPLETE_VAR
+from . import COMPLETE_VAR
+from .commands import COMMANDS
 
 DESCRIPTION = (
     "Roll Kubernetes workloads when the ConfigMaps and Secrets they consume change.\n\n"

@@ -1,4 +1,4 @@
-"""The command table: each `wavegen` command's name and the module that registers it, read by the entry point and the app."""
+"""The command table: each `wavegen` command's name and the module that registers it, read by the typer app."""
 
 from __future__ import annotations
 
@@ -13,5 +13,3 @@ COMMANDS = {
     "manifests": "wavegen.cli.manifests",
     "action": "wavegen.cli.action",
 }
-#: The environment variable click's shell completion sets; such runs always go through typer.
-COMPLETE_VAR = "_WAVEGEN_COMPLETE"
