@@ -28,13 +28,13 @@ def site(tmp_path: Path) -> Path:
     return root
 
 
-def transform(root: Path, *flags: str, probe: str = "") -> tuple[bytes, str, set[str]]:
+def transform(root: Path, *flags: str, probe: str = "", bundle: Path = SHOP) -> tuple[bytes, str, set[str]]:
     """A plain transform of the example by console() from ``root``: stdout, stderr without the import
     times, and the wavegen modules (and ``__future__``) importlib imported (``python -X importtime``)."""
     script = (
         f"import sys; sys.path.insert(0, {str(root)!r})\n"
         "from wavegen.cli.main import console\n"
-        f"sys.argv = ['wavegen', 'transform', {str(SHOP)!r}]\n"
+        f"sys.argv = ['wavegen', 'transform', {str(bundle)!r}]\n"
         f"{probe}\n"
         "console()\n"
     )
@@ -74,6 +74,18 @@ def test_a_preloaded_module_is_what_importlib_makes(site: Path) -> None:
     source = str(site / "wavegen" / "stream" / "engine.py")
     cached = str(site / "wavegen" / "stream" / "__pycache__" / f"engine.{sys.implementation.cache_tag}.pyc")
     assert messages.splitlines() == [source, source, cached, source, "SourceFileLoader", "True", "True"]
+
+
+def test_a_transform_with_findings_imports_no_future_either(site: Path, tmp_path: Path) -> None:
+    """The report module a finding brings is imported after the file's modules, through importlib."""
+    bundle = tmp_path / "missing.yaml"
+    bundle.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: web\n        envFrom:\n        - configMapRef:\n            name: absent\n"
+    )
+    _, messages, imported = transform(site, bundle=bundle)
+    assert "references ConfigMap default/absent, which is not in the bundle" in messages
+    assert "wavegen.render.report" in imported and "__future__" not in imported
 
 
 def test_every_preloaded_module_has_the_attributes_importlib_gives_it(site: Path) -> None:
