@@ -57,7 +57,7 @@ def test_secret_data_decodes_as_the_api_server_decodes_it(text: str, past_the_bo
 
 
 def test_a_run_decodes_in_python_up_to_the_bound_then_with_binascii(monkeypatch: pytest.MonkeyPatch) -> None:
-    value = bytes(range(256)) * 40
+    value = bytes(range(256)) * 200  # past the bound (64 KiB of digits) at once
     monkeypatch.setattr(sources, "_python_decoded", [0])
     assert sources._decode_base64("QUJD") == b"ABC" and sources._python_decoded == [4]
     assert sources._decode_base64(base64.b64encode(value).decode("ascii")) == value and sources._python_decoded == [4]
