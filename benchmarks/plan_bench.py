@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_bundle import workload_bundle
+from startup_bench import export_revision
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,13 +50,6 @@ def parse_objects(count: int, path: Path) -> int:
     return len(engine.objects)
 
 
-def export_revision(revision: str, into: Path) -> Path:
-    """The ``wavegen`` package of ``revision`` (git archive), unpacked under ``into``."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "wavegen"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return into
-
-
 def run_side(tree: Path, objects: Path, profile: str, missing: str, calls: int) -> tuple[list[float], set[str]]:
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # frozenset reprs in the digest must not vary between runs
     argv = [sys.executable, "-c", CHILD, str(tree), str(objects), profile, missing, str(calls)]
@@ -80,7 +74,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         objects_path = Path(tmp) / "objects.pickle"
         count = parse_objects(args.count, objects_path)
-        before_tree = export_revision(args.before, Path(tmp))
+        before_tree = export_revision(args.before, Path(tmp), "wavegen")
         print(
             f"plan() over {count} objects ({args.count} ConfigMap+Secret+Deployment triples); python {platform.python_version()}"
         )

@@ -88,9 +88,11 @@ def as_installed(python: str, tree: Path, into: Path) -> Path:
     return into
 
 
-def export_revision(revision: str, into: Path) -> Path:
-    into.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True).stdout
+def export_revision(revision: str, into: Path, *paths: str) -> Path:
+    """The tree of git ``revision`` (only ``paths`` of it, when given) unpacked under ``into``, so that
+    the old code runs beside the new (every benchmark's ``--before``)."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, *paths], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into
 

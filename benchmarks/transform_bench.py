@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import input_files
 from gen_bundle import crd_bundle, hand_edited_bundle, workload_bundle
-from startup_bench import LAUNCHER, as_installed, clean_site_python, console_script, load_average
+from startup_bench import LAUNCHER, as_installed, clean_site_python, console_script, export_revision, load_average
 
 # PyYAML has no constructor for YAML 1.1's value key, a plain "=" (prometheus-operator's
 # bundle.yaml holds one): the baseline reads it as a string, as kubectl's go-yaml does.
@@ -102,15 +102,6 @@ class Case:
     path: Path
     # (label, limit on after/baseline time) or None when the case only feeds another check
     goal: float | None
-
-
-def export_revision(rev: str, into: Path) -> Path:
-    """Unpack the wavegen package as of a git revision, so the old code runs beside the new."""
-    root = Path(__file__).resolve().parent.parent
-    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "wavegen"], check=True, capture_output=True).stdout
-    into.mkdir(parents=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def installed_copy(python: str, tree: Path, into: Path) -> tuple[Path, tuple[tuple[str, int, int], ...]]:
@@ -205,7 +196,8 @@ def corpus_main(args: argparse.Namespace) -> None:
             inputs[name] = Path(tmp, f"{name}.yaml")
             inputs[name].write_bytes(text.encode())  # as it is: CRLF line breaks stay
         python = clean_site_python(Path(tmp, "venv"))
-        before_dir = installed_copy(python, export_revision(args.before, Path(tmp, "exported")), Path(tmp, "before"))[0]
+        exported = export_revision(args.before, Path(tmp, "exported"), "wavegen")
+        before_dir = installed_copy(python, exported, Path(tmp, "before"))[0]
         root, stamp = installed_copy(python, root, Path(tmp, "after"))
         empty = Path(tmp, "empty.yaml")
         empty.write_bytes(b"")
@@ -344,7 +336,8 @@ def main() -> None:
             # The editable install's hook would import pathlib and more into every process,
             # the baseline's included; a wheel install has no such hook.
             python = clean_site_python(Path(tmp, "venv"))
-        before_dir = installed_copy(python, export_revision(args.before, Path(tmp, "exported")), Path(tmp, "before"))[0]
+        exported = export_revision(args.before, Path(tmp, "exported"), "wavegen")
+        before_dir = installed_copy(python, exported, Path(tmp, "before"))[0]
         this_tree, stamp = installed_copy(python, Path(__file__).resolve().parent.parent, Path(tmp, "after"))
         this_package = this_tree / "wavegen"
         cases = [

@@ -40,6 +40,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from startup_bench import export_revision  # noqa: E402
 
 from tests.support.controlplane import free_port, start_control_plane  # noqa: E402
 from tests.support.tools import find_tool  # noqa: E402
@@ -70,14 +73,6 @@ def proc_memory(pid: int) -> tuple[float, float]:
 
 def patches(m: dict[str, float]) -> float:
     return sum(v for k, v in m.items() if k.startswith("wavegen_patches_total"))
-
-
-def export_revision(ref: str, dest: Path) -> Path:
-    """The tree of git revision ``ref`` in ``dest`` (its controller runs with ``dest`` as the working directory)."""
-    dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-    return dest
 
 
 class Controller:
