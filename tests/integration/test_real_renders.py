@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,6 +65,29 @@ def test_the_pass_through_check_takes_the_rest_of_real_renders() -> None:
                 asked += 1
                 assert fastparse.check_passed_through(piece.text, cache), (name, piece.number)
     assert asked > 500
+
+
+def test_long_literals_of_real_renders_are_read_from_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the first test for long literals in long documents (istiod's sidecar templates,
+    Envoy Gateway's and flagger's dashboards): read from the document's text (_LiteralSpan),
+    and never a header the reader had to read again as lines."""
+    taken: list[str] = []
+    real = fastparse._LiteralSpan.scalar
+
+    def counted(span: fastparse._LiteralSpan, *arguments: Any) -> tuple[str, int]:
+        value, after = real(span, *arguments)
+        taken.append(value)
+        return value, after
+
+    monkeypatch.setattr(fastparse._LiteralSpan, "scalar", counted)
+    for name, path in real_renders().items():
+        for piece in split_stream(path.read_text()):
+            spans: list[fastparse._LiteralSpan] = []
+            if fastparse._readable_lines(piece.text, shared=True, spans=spans) is not None and spans:
+                before = len(taken)
+                assert fastparse.parse(piece.text) is not None, (name, piece.number)
+                assert len(taken) - before == len(spans), (name, piece.number)
+    assert len(taken) >= 10
 
 
 def test_real_renders_read_in_several_processes_give_the_same_result(split_everything: Splits) -> None:

@@ -940,6 +940,123 @@ def test_long_literals_are_read_by_the_line_pattern(monkeypatch: pytest.MonkeyPa
     assert_same(("---\n" + text).encode())
 
 
+@st.composite
+def literal_look_alikes(draw: st.DrawFn) -> bytes:
+    """ConfigMaps where a line like a long literal's header ("inner: |" and more than
+    fastparse._LONG_BLOCK_LINES lines below it) is text of another scalar: a quoted scalar over
+    lines, a folded or shorter literal, a comment, a plain scalar; or a real one, with every
+    chomping and empty or indentation-wide lines last."""
+    header = draw(st.sampled_from(["|", "|-", "|+"]))
+    count = fastparse._LONG_BLOCK_LINES + draw(st.integers(1, 3))
+    pad = draw(st.sampled_from(["    ", "      "]))
+    body = [pad + draw(LITERAL_LINES) for _ in range(count)]
+    tail = draw(st.lists(st.sampled_from(["", "  ", pad, pad + " "]), max_size=3))
+    inner = [f"    inner: {header}", *(("  " + line) for line in body), *tail]
+    kind = draw(st.sampled_from(["quoted", "folded", "literal", "comment", "plain", "real", "item", "key"]))
+    if kind == "quoted":
+        value = ['  k: "start', *inner, '    end"']
+    elif kind == "folded":
+        value = ["  k: >", *inner]
+    elif kind == "literal":
+        value = ["  k: |2", *inner]
+    elif kind == "comment":
+        value = ["  # k: |", *(line[2:] for line in inner[1:])]
+    elif kind == "plain":
+        value = ["  k: word", *inner]
+    elif kind == "item":
+        value = ["  k:", f"  - {header}", *body, *tail]
+    elif kind == "key":
+        value = [f'  "k": {header}', *body, *tail]
+    else:
+        value = [f"  k: {header}", *body, *tail]
+    after = draw(st.sampled_from([[], ["  next: x"], ["other: y"], ["   odd"], ["# c"], ["  # c"]]))
+    lines = ["---", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: look", "data:", *value, *after]
+    return ("\n".join(lines) + draw(st.sampled_from(["\n", "\n", "", " "]))).encode()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(literal_look_alikes(), long_literals(), quoted_over_lines_documents(), styled()))
+def test_long_literals_left_in_the_text_read_as_their_lines_split(data: bytes) -> None:
+    """Every document's long literals left in its text (_holed_lines, as for a document longer
+    than _SHARED_LINES_CHARS): the same reads as its lines split, and the run libyaml's."""
+    pieces = split_stream(data.decode())
+    split = [repr(fastparse.parse(piece.text)) for piece in pieces]
+    threshold = fastparse._SHARED_LINES_CHARS
+    fastparse._SHARED_LINES_CHARS = 0
+    try:
+        assert [repr(fastparse.parse(piece.text)) for piece in pieces] == split
+        assert_same(data)
+    finally:
+        fastparse._SHARED_LINES_CHARS = threshold
+
+
+def test_long_literals_left_in_the_text_are_read_from_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparison above: a dashboard's literal is read from the text (each chomping,
+    empty and indentation-wide lines last), and a header that is text of a quoted scalar makes
+    the reader read the document's lines split."""
+    taken: list[int] = []
+    real = fastparse._LiteralSpan.scalar
+
+    def counted(span: Any, *arguments: Any) -> Any:
+        result = real(span, *arguments)
+        taken.append(span.start)
+        return result
+
+    monkeypatch.setattr(fastparse._LiteralSpan, "scalar", counted)
+    monkeypatch.setattr(fastparse, "_SHARED_LINES_CHARS", 0)
+    body = "".join(f'    "line {i}": {i},\n' if i % 7 else "\n" for i in range(1, 200))
+    for header, last in (("|", "\n"), ("|-", ""), ("|+", "\n\n\n")):
+        text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  dash.json: {header}\n{body}\n    \n  other: x\n"
+        taken.clear()
+        read = fastparse.parse(text)
+        assert read is not None
+        expected = "".join(f'"line {i}": {i},\n' if i % 7 else "\n" for i in range(1, 200)).rstrip("\n") + last
+        assert read[0]["data"] == {"dash.json": expected, "other": "x"}
+        assert len(taken) == 1
+        assert_same(("---\n" + text).encode())
+    inner = "".join(f"      x{i}\n" for i in range(100))
+    quoted = f'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  q: "a\n    dash.json: |\n{inner}    b"\n'
+    spans: list[Any] = []
+    assert fastparse._readable_lines(quoted, shared=True, spans=spans) is not None
+    assert len(spans) == 1  # the look-alike was taken for a literal, then read as lines
+    read = fastparse.parse(quoted)
+    assert read is not None
+    assert read[0]["data"]["q"].startswith("a dash.json: | ")
+    assert_same(("---\n" + quoted).encode())
+
+
+_LONG_BODY = "".join(f"      line {n}\n" for n in range(80))
+
+
+@pytest.mark.parametrize(
+    ("value", "left_in_text"),
+    [
+        # running to the document's end, with and without a line break last, each chomping
+        *((f"  k: {header}\n{_LONG_BODY}{end}", True) for header in ("|", "|-", "|+") for end in ("", "\n", "      \n")),
+        *((f"  k: {header}\n{_LONG_BODY.rstrip()}", True) for header in ("|", "|-", "|+")),
+        # a line of spaces narrower than the indentation inside: the lines take it (libyaml goes on)
+        (f"  k: |\n{_LONG_BODY}  \n{_LONG_BODY}  other: x\n", False),
+        # lines less indented than the key's block: libyaml ends the scalar empty, then refuses
+        (f"  n:\n    k: |\n{_LONG_BODY.replace('      ', '   ')}", True),
+        # less indented than the scalar, more than its key: an error
+        (f"  k: |\n{_LONG_BODY}    odd\n", True),
+    ],
+)
+def test_long_literals_left_in_the_text_end_as_their_lines_do(
+    value: str, left_in_text: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ends the comparison above may not reach: a long literal last in the document (as its
+    line break says), a line of spaces after its lines, lines too little indented."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  a: b\n{value}"
+    split = repr(fastparse.parse(text))
+    monkeypatch.setattr(fastparse, "_SHARED_LINES_CHARS", 0)
+    spans: list[Any] = []
+    fastparse._readable_lines(text, shared=True, spans=spans)
+    assert bool(spans) == left_in_text
+    assert repr(fastparse.parse(text)) == split
+    assert_same(("---\n" + text).encode())
+
+
 # What may end a document in a stream: nothing, an end marker (as some charts' templates
 # write it), with a comment, with comment-only pieces after it; and shapes that are not an end
 # marker the reader may take ("....", "... x") or that make the stream context-dependent (a

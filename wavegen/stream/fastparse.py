@@ -761,6 +761,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     count = len(lines)
     j = i + 1
     following = lines[j] if j < count else ""
+    if isinstance(following, _LiteralSpan):
+        return following.scalar(style, explicit, chomping, indent, lines)
     content = following.lstrip(" ")
     if explicit:
         block = indent + int(explicit)
@@ -1322,12 +1324,16 @@ class _SpacesEnd(list[str]):
     __slots__ = ()
 
 
-def _readable_lines(text: str, screened: bool = False, shared: bool = False) -> list[str] | None:
+def _readable_lines(
+    text: str, screened: bool = False, shared: bool = False, spans: list[_LiteralSpan] | None = None
+) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: a
     directive, anything _unreadable finds, a last line without a line break that is a marker.
     CRLF line breaks are read as LF: libyaml gives the same values and marks (a CR last on a
-    line moves no column the splicer uses). ``shared``: see _shared_lines."""
+    line moves no column the splicer uses). ``shared``: see _shared_lines; with ``spans`` too,
+    the lines of long literal block scalars are left unsplit, each such scalar added to it (see
+    _LiteralSpan)."""
     if text.startswith("%"):
         return None
     ending: type[list[str]] = list  # or how the document ends without a line break
@@ -1350,7 +1356,10 @@ def _readable_lines(text: str, screened: bool = False, shared: bool = False) -> 
         document = document_text(_lf_only(text))
         if document is None or _unreadable(document, screened):
             return None  # a CR alone, say (a line break too, to libyaml)
-    lines = _shared_lines(document) if shared and len(document) > _SHARED_LINES_CHARS else document.split("\n")
+    if shared and len(document) > _SHARED_LINES_CHARS:
+        lines = _shared_lines(document) if spans is None else _holed_lines(document, spans)
+    else:
+        lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
     return lines if ending is list else ending(lines)
 
@@ -1370,16 +1379,116 @@ def _shared_lines(document: str) -> list[str]:
     of text while it was read, more than libyaml's load of it takes in all. Split a part at a
     time, no more than one part's lines are apart at once; the map of lines seen is dropped
     before the value is built."""
-    seen: dict[str, str] = {}
     lines: list[str] = []
-    start, size = 0, len(document)
-    while start <= size:
-        end = document.find("\n", start + _SHARED_PART_CHARS)
+    _extend_shared(lines, {}, document, 0, len(document))
+    return lines
+
+
+def _extend_shared(lines: list[str], seen: dict[str, str], document: str, start: int, stop: int) -> None:
+    """Adds ``document[start:stop].split("\\n")`` to lines, a part at a time, each line equal to
+    one in ``seen`` that one's object (see _shared_lines)."""
+    while True:
+        end = document.find("\n", start + _SHARED_PART_CHARS, stop)
         if end < 0:
-            end = size
+            end = stop
         part = document[start:end].split("\n")
         lines.extend(map(seen.setdefault, part, part))
+        if end == stop:
+            return
         start = end + 1
+
+
+# A literal block scalar's header last on its line ("data.json: |-"): where _holed_lines looks
+# for long ones, after a key or a dash (compiled on first use; patterns keeps it). Its first
+# character is a literal, which _sre looks for quickly; text full of ":" (JSON) made a pattern
+# that starts with ": " ten times slower.
+_LITERAL_HEADER = r"\|[-+]?\n"
+_SPACES = r" *+"
+
+
+class _LiteralSpan(str):
+    """The first line of a long literal block scalar whose lines _holed_lines left in the
+    document's text: "#", a comment line, to anything that reads it as a line, as its other
+    lines are; and where its text is.
+
+    A dashboard of 300 KB is 9,400 lines, each a Python object split from the text, most of
+    them joined again to strip their indentation (see _literal_lines). Left in the text, the
+    scalar is read with one pattern match and one replace. Only _block_scalar, reading it from
+    its header, takes that text (``used``): when the header was no such thing (text inside a
+    quoted scalar, say), something else read these lines as comments, and :func:`parse` reads
+    the document again, its lines split.
+    """
+
+    document: str
+    start: int  # where its first line starts in the document
+    end: int  # where the line after its last starts (the pattern took its empty lines too)
+    block: int  # its indentation
+    after: int  # the index of the line after it
+    used: bool
+
+    def scalar(self, style: str, explicit: str | None, chomping: str | None, indent: int, lines: list[str]) -> tuple[str, int]:
+        """What _block_scalar gives for the header above: what _literal_lines finds, as its long-literal path takes it."""
+        if style != "|" or explicit or self.block <= indent:
+            raise _Bail  # read otherwise: parse reads the lines split (see above)
+        document, start, end, block = self.document, self.start, self.end, self.block
+        count = len(lines)
+        after = self.after
+        if after < count:
+            line = lines[after]
+            if len(line) - len(line.lstrip(" ")) > indent:
+                raise _Bail  # less indented than the scalar, more than its key: left to libyaml
+        elif lines.__class__ is not list:
+            if lines.__class__ is _SpacesEnd:
+                raise _Bail  # a line of spaces follows without a line break: left to libyaml
+            chomping = "-"  # its last line has no line break to keep
+        # Its empty lines last (empty, or no more than the indentation) end the value as chomping says.
+        stop = end
+        while True:
+            line_start = max(document.rfind("\n", start, stop - 1) + 1, start)
+            if stop - 1 - line_start not in (0, block):
+                break
+            stop = line_start  # (the first line has content: the loop ends there at the latest)
+        cut = end if chomping == "+" else stop if not chomping else stop - 1
+        self.used = True
+        return document[start + block : cut].replace("\n" + " " * block, "\n"), after
+
+
+def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
+    """_shared_lines(document), but for each literal block scalar of more than _LONG_BLOCK_LINES
+    lines that _literal_lines would take whole, a _LiteralSpan and "#" lines in place of its lines,
+    the span added to ``spans``."""
+    header = patterns.compile(_LITERAL_HEADER).search
+    spaces = patterns.compile(_SPACES).match
+    seen: dict[str, str] = {}
+    lines: list[str] = []
+    done = 0  # the text before this is in lines
+    found = header(document)
+    while found is not None:
+        start = found.end()
+        if document[found.start() - 2 : found.start()] not in (": ", "- "):
+            found = header(document, start)
+            continue
+        block = spaces(document, start).end() - start  # type: ignore[union-attr]  # (it matches everywhere)
+        if not block or document[start + block : start + block + 1] in ("\n", "\t"):
+            found = header(document, start)  # no content right away: as the lines say
+            continue
+        end = patterns.compile(indented_lines(block)).match(document, start).end()  # type: ignore[union-attr]  # matches every string
+        count = document.count("\n", start, end)
+        following = spaces(document, end).end()  # type: ignore[union-attr]
+        if count > _LONG_BLOCK_LINES and (following == end or document[following : following + 1] != "\n"):
+            # (a line of spaces after it, narrower than its indentation, is left to the lines: see _literal_lines)
+            _extend_shared(lines, seen, document, done, start)
+            lines.pop()  # (the empty string after the header's line break)
+            span = _LiteralSpan("#")
+            span.document, span.start, span.end, span.block = document, start, end, block
+            span.after = len(lines) + count
+            span.used = False
+            spans.append(span)
+            lines.append(span)
+            lines += ["#"] * (count - 1)
+            done = end
+        found = header(document, end)
+    _extend_shared(lines, seen, document, done, len(document))
     return lines
 
 
@@ -1427,14 +1536,24 @@ def parse(
     ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
     ``screened``: see _unreadable.
     """
-    lines = _readable_lines(text, screened, shared=True)
+    spans: list[_LiteralSpan] = []
+    lines = _readable_lines(text, screened, shared=True, spans=spans)
     if lines is None:
         return None
-    start = _body_start(lines)
+    plains = {} if plain_values is None else plain_values
+    cache = {} if row_cache is None else row_cache
+    read = _read_lines(lines, fields, plains, cache)
+    if spans and (read is None or not all(span.used for span in spans)):
+        # Lines of a literal span were read as lines, or the reader declined: read them split.
+        lines = _readable_lines(text, screened, shared=True)
+        assert lines is not None  # (the same text)
+        read = _read_lines(lines, fields, plains, cache)
+    return read
+
+
+def _read_lines(lines: list[str], fields: FieldTree | None, plains: dict[str, Any], cache: RowCache) -> Read | None:
     try:
-        plains = {} if plain_values is None else plain_values
-        cache = {} if row_cache is None else row_cache
-        return _read(lines, _rows(lines, cache), start, fields, plains, cache)
+        return _read(lines, _rows(lines, cache), _body_start(lines), fields, plains, cache)
     except _Bail:
         return None
 
