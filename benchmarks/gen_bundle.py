@@ -263,6 +263,61 @@ def _dashboards(count: int) -> str:
     return "---\napiVersion: v1\nkind: ConfigMapList\nitems:\n" + "".join(items)
 
 
+def _dashboard_json(index: int, panels: int) -> str:
+    """A Grafana dashboard's JSON as kube-prometheus writes it: pretty-printed, 4-space indents."""
+    query = f'sum(rate(container_cpu_usage_seconds_total{{namespace=\\"$namespace\\", pod=~\\"app-{index}.*\\"}}[5m])) by (pod)'
+    lines = ["{", '    "editable": false,', '    "panels": [']
+    for panel in range(panels):
+        lines += [
+            "        {",
+            '            "datasource": "$datasource",',
+            '            "gridPos": {',
+            f'                "h": 8, "w": 12, "x": {12 * (panel % 2)}, "y": {8 * (panel // 2)}',
+            "            },",
+            f'            "id": {panel + 1},',
+            '            "targets": [',
+            "                {",
+            f'                    "expr": "{query}",',
+            '                    "legendFormat": "{{pod}}",',
+            '                    "refId": "A"',
+            "                }",
+            "            ],",
+            f'            "title": "Panel {panel + 1}",',
+            '            "type": "timeseries"',
+            "        }" + ("," if panel + 1 < panels else ""),
+        ]
+    lines += ["    ],", '    "schemaVersion": 39,', f'    "title": "Dashboard {index}",', f'    "uid": "dash-{index}"', "}"]
+    return "\n".join(lines)
+
+
+def dashboard_list(count: int, panels: int = 60) -> str:
+    """A ConfigMapList of ``count`` Grafana dashboards (about 1,000 lines of JSON each, in
+    literal block scalars) and the Grafana Deployment that mounts them, as kube-prometheus's
+    ``grafana-dashboardDefinitions.yaml`` and ``grafana-deployment.yaml`` ship them."""
+    items = []
+    for i in range(count):
+        body = "\n".join("        " + line for line in _dashboard_json(i, panels).split("\n"))
+        items.append(
+            f"- apiVersion: v1\n  data:\n    dashboard-{i}.json: |-\n{body}\n  kind: ConfigMap\n  metadata:\n"
+            f"    labels:\n      app.kubernetes.io/name: grafana\n    name: grafana-dashboard-{i}\n    namespace: monitoring\n"
+        )
+    mounts = "".join(
+        f"        - mountPath: /grafana-dashboard-definitions/0/dashboard-{i}\n          name: grafana-dashboard-{i}\n"
+        for i in range(count)
+    )
+    volumes = "".join(
+        f"      - configMap:\n          name: grafana-dashboard-{i}\n        name: grafana-dashboard-{i}\n" for i in range(count)
+    )
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: grafana\n  namespace: monitoring\nspec:\n"
+        "  replicas: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: grafana\n  template:\n"
+        "    metadata:\n      labels:\n        app.kubernetes.io/name: grafana\n    spec:\n      containers:\n"
+        "      - image: grafana/grafana:11.2.0\n        name: grafana\n        volumeMounts:\n"
+        f"{mounts}      volumes:\n{volumes}"
+    )
+    return "---\napiVersion: v1\nitems:\n" + "".join(items) + "kind: ConfigMapList\n---\n" + deployment
+
+
 def styled_bundle(documents: int) -> str:
     """About ``documents`` documents in the styles people write, and a ConfigMapList of dashboards."""
     kinds = ("Deployment", "StatefulSet", "DaemonSet", "Deployment")
@@ -311,10 +366,10 @@ def hand_edited_bundle() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("shape", choices=["workloads", "crds", "styles"])
+    parser.add_argument("shape", choices=["workloads", "crds", "styles", "dashboards"])
     parser.add_argument("count", type=int)
     args = parser.parse_args()
-    makers = {"workloads": workload_bundle, "crds": crd_bundle, "styles": styled_bundle}
+    makers = {"workloads": workload_bundle, "crds": crd_bundle, "styles": styled_bundle, "dashboards": dashboard_list}
     text = makers[args.shape](args.count)
     sys.stdout.write(text)
 

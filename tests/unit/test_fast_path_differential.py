@@ -27,7 +27,7 @@ from wavegen.stream.tree import MAX_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from gen_bundle import crd_bundle, hand_edited_bundle, styled_bundle, workload_bundle  # noqa: E402
+from gen_bundle import crd_bundle, dashboard_list, hand_edited_bundle, styled_bundle, workload_bundle  # noqa: E402
 
 FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name != "config.yaml")
 
@@ -72,7 +72,7 @@ def test_every_fixture_file() -> None:
         assert_same(path.read_bytes(), options)
 
 
-def test_benchmark_bundles() -> None:
+def test_benchmark_bundles(monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same(workload_bundle(20).encode())
     assert_same(crd_bundle(12).encode())
     hand_edited = hand_edited_bundle()
@@ -80,6 +80,15 @@ def test_benchmark_bundles() -> None:
     # Guard: the benchmark's hand-edited file has all three shapes, and the reader takes them.
     assert "\t" in hand_edited and hand_edited.count("\r\n") == hand_edited.count("\n") and not hand_edited.endswith("\n")
     assert all(fastparse.parse(piece.text) is not None for piece in split_stream(hand_edited))
+    dashboards = dashboard_list(3)
+    assert_same(dashboards.encode())
+    # Guard: its List is read by the reader, each dashboard from the text (see _LiteralSpan).
+    listed = split_stream(dashboards)[0].text
+    taken: list[int] = []
+    real = fastparse._LiteralSpan.scalar
+    monkeypatch.setattr(fastparse._LiteralSpan, "scalar", lambda span, *arguments: taken.append(1) or real(span, *arguments))
+    assert fastparse.parse(listed) is not None and len(taken) == 3
+    assert fastparse.list_item_lines(listed) == [i for i, line in enumerate(listed.split("\n")) if line.startswith("- ")]
 
 
 def test_the_fast_path_reads_ordinary_documents() -> None:
@@ -1430,6 +1439,80 @@ def test_the_fast_path_reads_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     engine.add(InputDocument("l.yaml", ("---\n" + LIST_DOCUMENTS[1]).encode()))
     assert [o.line for o in engine.objects] == [5, 9]
     assert fastparse.list_item_lines(LIST_DOCUMENTS[2]) == [5, 9]
+
+
+def _list_item_lines_line_by_line(text: str) -> list[int] | None:
+    """list_item_lines as it was, every line looked at in turn: the reference for the one that steps over the items' content."""
+    lines = (fastparse.document_text(text.replace("\r\n", "\n")) or text.replace("\r\n", "\n")).split("\n")
+    start = next((i for i, line in enumerate(lines) if re.fullmatch(r"items:(?: *| +#.*)", line)), None)
+    if start is None:
+        return None
+    found: list[int] = []
+    column = -1
+    waiting = False
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        content = line.lstrip(" ")
+        if not content or content[0] == "#":
+            continue
+        indent = len(line) - len(content)
+        if waiting:
+            found.append(i)
+            waiting = False
+        if column < 0:
+            if content[0] != "-":
+                return None
+            column = indent
+        if indent < column:
+            break
+        if indent == column:
+            if content[:2] not in ("- ", "-") or (len(content) > 1 and content[1] != " "):
+                break
+            rest = content[1:].lstrip(" ")
+            if rest and rest[0] != "#":
+                found.append(i)
+            else:
+                waiting = True
+    return None if waiting else found
+
+
+@st.composite
+def list_documents(draw: st.DrawFn) -> str:
+    """List documents: items at any column, each "- key:", "-" or "- # c" alone, blank,
+    space-only and comment lines anywhere, literal content, what follows the sequence."""
+    column = draw(st.sampled_from([0, 0, 2, 4, 63, 64]))
+    pad = " " * column
+    lines = ["apiVersion: v1", "kind: List", draw(st.sampled_from(["items:", "items:  # c", "items: "]))]
+    filler = st.sampled_from(["", " ", pad, pad + " ", "# c", pad + "# c", pad + "  # deep", "\t# tab"])
+    for index in range(draw(st.integers(0, 5))):
+        lines.extend(draw(st.lists(filler, max_size=2)))
+        opening = draw(st.sampled_from(["- apiVersion: v1", "-", "- # c", "-  kind: ConfigMap", "-x", "- [a]"]))
+        lines.append(pad + opening)
+        if opening in ("-", "- # c"):
+            lines.extend(draw(st.lists(filler, max_size=2)))
+        inner = pad + draw(st.sampled_from(["  ", "    ", " "]))
+        lines.append(f"{inner}metadata: {{name: i{index}}}")
+        if draw(st.booleans()):
+            lines.append(f"{inner}data:")
+            lines.append(f"{inner}  k: |")
+            lines.extend(
+                f"{inner}    {draw(st.sampled_from(['x', '- y', 'items:', '', '  z']))}" for _ in range(draw(st.integers(1, 4)))
+            )
+    lines.extend(draw(st.sampled_from([[], ["metadata: {}"], ["  odd: 1"], [pad + "x: 1"], ["# end"]])))
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n...\n"]))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(list_documents())
+def test_list_item_lines_are_those_a_line_by_line_reading_finds(text: str) -> None:
+    assert fastparse.list_item_lines(text) == _list_item_lines_line_by_line(text)
+    assert fastparse.list_item_lines(text.replace("\n", "\r\n")) == _list_item_lines_line_by_line(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(list_documents())
+def test_generated_list_documents(text: str) -> None:
+    assert_same(("---\n" + text).encode())
 
 
 def _field_paths(value: Any, prefix: str = "") -> list[str]:

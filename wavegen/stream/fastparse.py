@@ -2277,33 +2277,60 @@ def field_line(
     return (item_line if item_line is not None else line) + 1
 
 
-_ITEMS_KEY = r"items:(?: *| +#.*)"  # compiled on first use (patterns keeps it): Lists are few
+# The root's "items:" line (compiled on first use; patterns keeps it): Lists are few.
+_ITEMS_LINE = r"(?m)^items:(?: *| +#.*)$"
+# Items at this column or right of it are found line by line: indented_lines is precompiled up
+# to 64 spaces (hack/precompile_patterns.py), and any other would make a run import re.
+_MOST_ITEMS_COLUMN = 64
 
 
 def list_item_lines(text: str) -> list[int] | None:
     """The 0-based lines where the items of a List document's root ``items`` block sequence
-    start (where libyaml's node for each item starts), or None when there is no such sequence."""
-    lines = _document_lines(text)
-    items_key = patterns.compile(_ITEMS_KEY)
-    start = next((i for i, line in enumerate(lines) if items_key.fullmatch(line)), None)
-    if start is None:
+    start (where libyaml's node for each item starts), or None when there is no such sequence.
+
+    Lines more indented than the sequence's dashes (the items' content: kube-prometheus's
+    dashboards are tens of thousands of them) are stepped over by one pattern match, the
+    lines skipped counted in C; only the lines at the dashes' column or left of it, and the
+    first content line of an item whose dash is alone, are looked at one by one.
+    """
+    body = _lf_only(text)
+    body = document_text(body) or body
+    found_items = patterns.compile(_ITEMS_LINE).search(body)
+    if found_items is None:
         return None
+    size = len(body)
+    at = found_items.end() + 1  # where the line being looked at starts
+    index = body.count("\n", 0, at)  # and its number
+    deeper: Callable[[str, int], re.Match[str] | None] | None = None
     found: list[int] = []
     column = -1
     waiting = False  # a "-" alone: the item starts on the next content line
-    for i in range(start + 1, len(lines)):
-        line = lines[i]
+    while at < size:
+        if deeper is not None and not waiting:
+            skipped = deeper(body, at).end()  # type: ignore[union-attr]  # it matches everywhere
+            index += body.count("\n", at, skipped)
+            at = skipped
+            if at >= size:
+                break
+        stop = body.find("\n", at)
+        if stop < 0:
+            stop = size
+        line = body[at:stop]
+        number = index
+        at, index = stop + 1, index + 1
         content = line.lstrip(" ")
         if not content or content[0] == "#":
             continue
         indent = len(line) - len(content)
         if waiting:
-            found.append(i)
+            found.append(number)
             waiting = False
         if column < 0:
             if content[0] != "-":
                 return None
             column = indent
+            if column < _MOST_ITEMS_COLUMN:
+                deeper = patterns.compile(indented_lines(column + 1)).match
         if indent < column:
             break
         if indent == column:
@@ -2311,7 +2338,7 @@ def list_item_lines(text: str) -> list[int] | None:
                 break
             rest = content[1:].lstrip(" ")
             if rest and rest[0] != "#":
-                found.append(i)
+                found.append(number)
             else:
                 waiting = True
     return None if waiting else found
