@@ -1738,6 +1738,52 @@ def test_one_character_escapes_split_as_the_pattern_reads_them(parts: list[str])
     assert outcome(fastparse._unescape_single) == outcome(fastparse._unescape_codes)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["\\\\", "\\ ", "\\\\ ", "é", "€", "😀", "\t", "\n", "\0"]), max_size=6), st.data())
+def test_long_texts_unescaped_at_once_as_escape_by_escape(extra: list[str], data: st.DataObject) -> None:
+    """Past _DECODED_AT_ONCE, _unescape takes what Python's codec reads as libyaml does in one
+    pass: the same value as unescaping the text an escape at a time, or declined the same."""
+    parts = data.draw(st.lists(st.one_of(ESCAPED_CODES, st.sampled_from(extra or ["x"])), min_size=1, max_size=8))
+    body = "".join(parts)
+    body = (body + " x") * (fastparse._DECODED_AT_ONCE // (len(body) + 2) + 1)
+    assert len(body) > fastparse._DECODED_AT_ONCE
+
+    def outcome(unescape: Any) -> str:
+        try:
+            return repr(unescape(body))
+        except fastparse._Bail:
+            return "declined"
+
+    expected = outcome(fastparse._unescape_codes)
+    assert outcome(fastparse._unescape) == expected
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uDBFF", "\\udfff", "\\U0000D800", "\\U0000dfff", "\\U00110000", "\\x4"])
+def test_long_texts_with_escapes_libyaml_refuses_are_declined(escape: str) -> None:
+    """A surrogate's code (which Python's codec would take), past U+10FFFF, too few digits."""
+    body = '\\"' * 200 + escape + '\\"'
+    with pytest.raises(fastparse._Bail):
+        fastparse._unescape_codes(body)
+    with pytest.raises(fastparse._Bail):
+        fastparse._unescape(body)
+
+
+def test_a_quoted_dashboard_is_unescaped_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the test above: JSON's escapes, go-yaml's escaped space and an emoji take the codec's pass."""
+    decoded: list[int] = []
+    real = fastparse.unicode_escape_decode
+
+    def counted(data: bytes) -> tuple[str, int]:
+        decoded.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(fastparse, "unicode_escape_decode", counted)
+    body = '{\\"expr\\": \\"rate(x{job=\\\\\\"a\\\\\\"}[5m])\\",\\n \\"title\\": \\"\\U0001F600 é\\"}\\ ' * 20
+    assert fastparse._unescape(body) == ('{"expr": "rate(x{job=\\"a\\"}[5m])",\n "title": "😀 é"} ' * 20)
+    assert len(decoded) == 1
+    assert fastparse._unescape(body[:100]) == fastparse._unescape_codes(body[:100]) and len(decoded) == 1
+
+
 # Escapes with code points too: digits around the surrogates' and U+10FFFF's bounds.
 ESCAPED_CODES = st.lists(
     st.one_of(
