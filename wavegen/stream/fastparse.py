@@ -877,6 +877,11 @@ _LONG_BLOCK_LINES = 64
 _MOST_CHUNK_LINES = 4096
 
 
+# indented_lines is precompiled up to this many spaces (hack/precompile_patterns.py): where a
+# deeper one would only save time, it is not used (building it would make a run import re).
+_MOST_PRECOMPILED_INDENT = 64
+
+
 def indented_lines(block: int) -> str:
     """A pattern of lines at ``block`` spaces of indentation or deeper, or empty (hack/precompile_patterns.py
     precompiles those of the usual indentations)."""
@@ -1489,8 +1494,8 @@ def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
             found = header(document, start)
             continue
         block = spaces(document, start).end() - start  # type: ignore[union-attr]  # (it matches everywhere)
-        if not block or document[start + block : start + block + 1] in ("\n", "\t"):
-            found = header(document, start)  # no content right away: as the lines say
+        if not block or block > _MOST_PRECOMPILED_INDENT or document[start + block : start + block + 1] in ("\n", "\t"):
+            found = header(document, start)  # no content right away, or indented past the patterns: as the lines say
             continue
         end = patterns.compile(indented_lines(block)).match(document, start).end()  # type: ignore[union-attr]  # matches every string
         count = document.count("\n", start, end)
@@ -2299,9 +2304,6 @@ def field_line(
 
 # The root's "items:" line (compiled on first use; patterns keeps it): Lists are few.
 _ITEMS_LINE = r"(?m)^items:(?: *| +#.*)$"
-# Items at this column or right of it are found line by line: indented_lines is precompiled up
-# to 64 spaces (hack/precompile_patterns.py), and any other would make a run import re.
-_MOST_ITEMS_COLUMN = 64
 
 
 def list_item_lines(text: str) -> list[int] | None:
@@ -2349,7 +2351,7 @@ def list_item_lines(text: str) -> list[int] | None:
             if content[0] != "-":
                 return None
             column = indent
-            if column < _MOST_ITEMS_COLUMN:
+            if column < _MOST_PRECOMPILED_INDENT:
                 deeper = patterns.compile(indented_lines(column + 1)).match
         if indent < column:
             break
