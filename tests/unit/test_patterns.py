@@ -157,6 +157,22 @@ def test_a_plain_run_imports_none_of_re_and_the_modules_it_brings(bundle: str) -
     assert _heavy_imports(ROOT / bundle) == ("0", [])
 
 
+def test_long_literals_and_lists_of_them_import_none_of_re(tmp_path: Path) -> None:
+    """The patterns that read long literals and step over a List's items are precompiled, for the
+    indentations they are used at: a dashboards List, and a literal indented past the table's
+    bound (read line by line), load none of _STARTUP_HEAVY."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_bundle import dashboard_list
+
+    listed = tmp_path / "dashboards.yaml"
+    listed.write_text(dashboard_list(3))
+    deep = tmp_path / "deep.yaml"
+    body = "".join(" " * 70 + f"line {n}\n" for n in range(2000))
+    deep.write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  k: |\n{body}")
+    assert _heavy_imports(listed) == ("0", [])
+    assert _heavy_imports(deep) == ("0", [])
+
+
 def test_the_import_probe_sees_them() -> None:
     # anchors send the bundle to libyaml: PyYAML imports re and the rest
     code, names = _heavy_imports(ROOT / "fixtures" / "anchors" / "input.yaml")

@@ -808,7 +808,7 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
             raise _Bail
     if block <= indent:
         raise _Bail
-    if style == "|" and count - j > _LONG_BLOCK_LINES:
+    if style == "|" and count - j > _LONG_BLOCK_LINES and block <= _MOST_PRECOMPILED_INDENT:
         # A long literal (a dashboard, a script): its lines found and stripped by C loops.
         literal = _literal_lines(lines, j, block, indent)
         if literal is not None:
