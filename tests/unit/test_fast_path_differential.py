@@ -391,6 +391,12 @@ TEMPLATE_METADATA = st.sampled_from(
         "{pad}metadata:\n{pad}  annotations:\n{pad}    empty: |-\n{pad}    other: x\n",
         "{pad}metadata:\n{pad}  annotations:\n{pad}    wavegen.io/config-hash: |\n",
         "{pad}metadata:\n{pad}  labels:\n{pad}    a: >+\n{pad}  annotations:\n{pad}    z: |\n",
+        # helm's `toYaml` of an empty map, and of a flow one, on the line after the key
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    {{}}\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    {{a: b}}  # c\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}      {{wavegen.io/config-hash: x}}\n{pad}  labels:\n{pad}    {{}}\n",
+        "{pad}metadata:\n{pad}    {{}}\n",
+        "{pad}metadata:\n{pad}  annotations:\n{pad}    []\n",
     ]
 )
 TEMPLATE_SPEC = st.sampled_from(
@@ -1420,6 +1426,35 @@ LIST_DOCUMENTS = [
     "apiVersion: v1\nkind: ConfigMapList\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n"
     '    data:\n      dash.json: |-\n        {\n          "a": 1\n        }\n',
 ]
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        "annotations:\n        {}",
+        "annotations:\n        {}  # none",
+        "annotations:\n        {team: a, 'x/y': \"b\"}",
+        "annotations:\n        {wavegen.io/config-hash: old}",
+        "annotations:\n        []",
+        "annotations:\n        none",
+        "labels:\n        {}\n      annotations:\n        {}",
+    ],
+)
+def test_a_flow_collection_on_the_line_after_its_key_in_a_pod_template(metadata: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """helm's `toYaml` of empty pod annotations under "annotations:" (azure-workload-identity's
+    chart): the hash goes in as libyaml's nodes place it, and flow mappings need no libyaml."""
+    text = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n---\napiVersion: apps/v1\n"
+        "kind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    metadata:\n"
+        f"      {metadata}\n    spec:\n      containers:\n      - name: c\n        envFrom:\n"
+        "        - configMapRef:\n            name: c\n"
+    )
+    options = Options()
+    assert_same(text.encode(), options)
+    if "{" in metadata:
+        monkeypatch.setattr(nodes_module, "compose", lambda *args: pytest.fail("composed"))
+        result = run([InputDocument("d.yaml", text.encode())], options)
+        assert result.changed() == [0] and b"wavegen.io/config-hash" in result.outputs[0]
 
 
 def test_list_documents() -> None:

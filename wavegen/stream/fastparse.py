@@ -2089,6 +2089,7 @@ class _NodeBuilder:
     def value(self, i: int, column: int, key: str, wanted: _Wanted | None) -> Node:
         """The value node of the key on row i (in a block mapping at ``column``)."""
         rest = self.row(i)[3]
+        row = i  # the row the value starts on
         if not rest:
             nested = self.nested_start(i, column)
             if nested is None:
@@ -2098,16 +2099,18 @@ class _NodeBuilder:
             j, indent, is_sequence = nested
             if is_sequence:
                 return SequenceNode(SEQ_TAG, [], _mark(j, indent), _mark(j + 1, 0), flow_style=False)
-            if not self.row(j)[2]:
-                if wanted is not None:
-                    raise _Bail  # a scalar where the splicer wants a mapping: let libyaml tell
-                return self.scalar(j, self.row(j)[3], column)
-            return self.mapping(j, indent, wanted)
+            if self.row(j)[2]:
+                return self.mapping(j, indent, wanted)
+            # A scalar or a flow collection on the line after its key: helm's `toYaml` of an
+            # empty map, indented under "annotations:", writes "{}" there.
+            rest, row = self.row(j)[3], j
+            if wanted is not None and rest[0] not in "[{":
+                raise _Bail  # a scalar where the splicer wants a mapping: let libyaml tell
         if wanted is not None and rest[0] in "[{" and rest.rstrip(" ") not in ("{}", "[]"):
             if rest[0] != "{" or wanted:
                 raise _Bail  # the splicer reads into this one: left to libyaml
-            return self.flow_mapping(i, rest)
-        return self.scalar(i, rest, column)
+            return self.flow_mapping(row, rest)
+        return self.scalar(row, rest, column)
 
     def flow_mapping(self, i: int, rest: str) -> MappingNode:
         """A one-line flow mapping of scalars (pod-template annotations), with its pairs' nodes."""
