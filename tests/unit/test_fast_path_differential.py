@@ -1603,6 +1603,31 @@ def test_field_lines_of_generated_styles(data: bytes) -> None:
             assert_same_field_lines(piece.text)
 
 
+@pytest.mark.parametrize(
+    "container",
+    [
+        "envFrom: [{secretRef: {name: s}}]",
+        "envFrom: [{configMapRef: {name: c}}, {secretRef: {name: s, optional: false}}]",
+        "env: [{name: A, valueFrom: {secretKeyRef: {name: s, key: k}}}]  # one",
+        "envFrom:\n          [{secretRef: {name: s}}]",
+    ],
+)
+def test_findings_inside_flow_collections_are_placed_without_libyaml(container: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing Secret named in a flow collection (as hand-written manifests and `toJson` write
+    them): the finding's line is libyaml's, read from the rows and the flow's value."""
+    text = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: apps/v1\nkind: Deployment\n"
+        "metadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - name: a\n"
+        f"        {container}\n"
+    )
+    expected = run([InputDocument("d.yaml", text.encode())], Options(), fast=False)
+    monkeypatch.setattr(nodes_module, "compose", lambda *args: pytest.fail("composed"))
+    result = run([InputDocument("d.yaml", text.encode())], Options())
+    assert [repr(f) for f in result.findings] == [repr(f) for f in expected.findings]
+    flow_line = 1 + next(n for n, line in enumerate(text.split("\n")) if "[{" in line)
+    assert result.findings and all(f.line == flow_line for f in result.findings if "Secret" in f.message)
+
+
 PASSED_THROUGH = (
     "---\n# Source: chart/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"
     "spec:\n  ports: [{port: 80, targetPort: http}]\n  selector: {app: a}\n"

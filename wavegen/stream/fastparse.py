@@ -2246,8 +2246,10 @@ def field_line(
     """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
     The 1-based line of the innermost list item the path reaches, else of the last key
-    found, else of the root's. A path that goes on into a flow collection is left to
-    libyaml's nodes (None). ``covered``: what :func:`parse` gave.
+    found, else of the root's. A path that goes on into a flow collection closed on its
+    line is followed through its value, every node of it on that line (a finding about
+    ``envFrom: [{secretRef: {name: s}}]``); one over lines is left to libyaml's nodes
+    (None). ``covered``: what :func:`parse` gave.
     """
     builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     row = builder.next_content(_body_start(builder.lines))
@@ -2259,9 +2261,10 @@ def field_line(
     column: int | None = 0
     in_sequence = on_dash = flow = False
     try:
-        for index, key in field_parts(dotted):
+        parts = list(field_parts(dotted))
+        for at, (index, key) in enumerate(parts):
             if flow:
-                return None
+                return _line_in_flow(_flow_line(builder.row(row)[3], _FLOW_DEPTH), parts[at:], row, line, item_line)
             if column is None or in_sequence != (index is not None):
                 break  # line_of stops where the path does not fit the node
             if index is not None:
@@ -2306,6 +2309,24 @@ def field_line(
 
 
 # The root's "items:" line (compiled on first use; patterns keeps it): Lists are few.
+def _line_in_flow(value: Any, parts: list[tuple[int | None, str]], row: int, line: int, item_line: int | None) -> int:
+    """field_line's answer for the rest of a path (``parts``) that goes on into a flow
+    collection whose value is ``value``, all on row ``row``: each part found there is on that
+    row, as nodes.line_of would find it (keys by their text, as mapping_get matches str keys)."""
+    for index, key in parts:
+        if index is not None:
+            if value.__class__ is not list or index >= len(value):
+                break
+            value = value[index]
+            item_line = line = row
+            continue
+        if value.__class__ is not dict or key not in value:
+            break
+        value = value[key]
+        line = row
+    return (item_line if item_line is not None else line) + 1
+
+
 _ITEMS_LINE = r"(?m)^items:(?: *| +#.*)$"
 
 
