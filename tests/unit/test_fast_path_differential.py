@@ -1457,6 +1457,47 @@ def test_a_flow_collection_on_the_line_after_its_key_in_a_pod_template(metadata:
         assert result.changed() == [0] and b"wavegen.io/config-hash" in result.outputs[0]
 
 
+def _relevant_searched_from_the_start(engine: Engine, piece: Any) -> str | None:
+    """Engine._relevant as it was: the first kind line, searched from the document's start."""
+    text = piece.text
+    match = (text.startswith(engine_module._KIND_FIRST) and re.match(engine_module._KIND_LINE, text)) or re.search(
+        "\n" + engine_module._KIND_LINE, text
+    )
+    if match and match.group(1):
+        kind = match.group(1)
+        return kind if kind in engine.relevant_kinds or kind.endswith("List") else None
+    return "" if piece.has_content() else None
+
+
+def test_kinds_found_near_the_end_are_those_searched_from_the_start() -> None:
+    """Sorted keys put the kind after the data (kubectl's and jsonnet's output); a kind line across
+    _KIND_NEAR_START; a last line that starts as one but is none; a kind in a quoted scalar."""
+    engine = Engine(Options())
+    data = "".join(f"  k{n}: {'v' * 40}\n" for n in range(200))
+    texts = [p.text for path in FIXTURE_FILES for p in split_stream(path.read_text(errors="replace"))]
+    texts += [p.text for p in split_stream(styled_bundle(30) + dashboard_list(3) + crd_bundle(3))]
+    texts += [
+        f"---\napiVersion: v1\ndata:\n{data}kind: ConfigMap\nmetadata:\n  name: c\n",
+        f"---\napiVersion: v1\ndata:\n{data}kind: CustomResourceDefinition\nkindness: x\n",
+        f"---\napiVersion: v1\ndata:\n{data}'kind': Secret\nmetadata:\n  name: s\n",
+        f'---\napiVersion: v1\ndata:\n{data}kind: ConfigMap\nx: "a\nkind: Service"\n',
+        f"---\napiVersion: v1\ndata:\n{data}metadata:\n  name: none\n",
+    ]
+    for cut in range(4000, 4130, 7):  # a kind line across the first search's end
+        texts.append("---\n" + "#" * cut + "\nkind: ConfigMapList\nitems: []\n")
+    for text in texts:
+        piece = split_stream(text)[-1] if text.startswith("---") else split_stream(text)[0]
+        assert engine._relevant(piece) == _relevant_searched_from_the_start(engine, piece), piece.text[:80]
+    # A kind found from the end that the reader reads is checked against the body: text of a
+    # quoted scalar that looks like a ConfigMap's kind line leaves a Service a Service.
+    service = f'---\napiVersion: v1\ndata:\n{data}kind: Service\nmetadata:\n  name: s\nx: "a\nkind: ConfigMap"\n'
+    assert engine._relevant(split_stream(service)[0]) == "ConfigMap"
+    assert_same(service.encode())
+    read = Engine(Options())
+    read.add(InputDocument("s.yaml", service.encode()))
+    assert [o.body["kind"] for o in read.objects] == ["Service"]
+
+
 def test_list_documents() -> None:
     for text in LIST_DOCUMENTS:
         assert_same(("---\n" + text).encode())
