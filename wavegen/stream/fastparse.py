@@ -810,26 +810,24 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         raise _Bail
     if style == "|" and count - j > _LONG_BLOCK_LINES and block <= _MOST_PRECOMPILED_INDENT:
         # A long literal (a dashboard, a script): its lines found and stripped by C loops.
-        literal = _literal_lines(lines, j, block, indent)
-        if literal is not None:
-            pieces, after = literal
-            trailing = 0  # empty lines after the last content line
-            while pieces:
-                last = pieces.pop()
-                kept = last.rstrip("\n")
-                if kept:
-                    trailing += len(last) - len(kept) - 1
-                    pieces.append(kept)
-                    break
-                trailing += len(last)
-            if not pieces:
-                raise _Bail  # an empty scalar: left to libyaml
-            if after == count and lines.__class__ is not list:
-                if lines.__class__ is _SpacesEnd:
-                    raise _Bail  # a line of spaces follows without a line break: left to libyaml
-                chomping = "-"  # its last line has no line break to keep
-            pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
-            return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
+        pieces, after = _literal_lines(lines, j, block, indent)
+        trailing = 0  # empty lines after the last content line
+        while pieces:
+            last = pieces.pop()
+            kept = last.rstrip("\n")
+            if kept:
+                trailing += len(last) - len(kept) - 1
+                pieces.append(kept)
+                break
+            trailing += len(last)
+        if not pieces:
+            raise _Bail  # an empty scalar: left to libyaml
+        if after == count and lines.__class__ is not list:
+            if lines.__class__ is _SpacesEnd:
+                raise _Bail  # a line of spaces follows without a line break: left to libyaml
+            chomping = "-"  # its last line has no line break to keep
+        pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
+        return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
     body: list[str] = []
     end = j  # one past the last content line
     while j < count:
@@ -888,16 +886,16 @@ def indented_lines(block: int) -> str:
     return rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+"
 
 
-def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[list[str], int] | None:
+def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[list[str], int]:
     """The lines of a literal block scalar from line j on, their indentation (``block`` spaces)
-    removed, each ending with a line break, in pieces; and the first line after them. None when
-    a line of spaces narrower than ``block`` stops them (the line-by-line loop takes those).
+    removed, each ending with a line break, in pieces; and the first line after them. A line of
+    spaces narrower than ``block`` is an empty line of the scalar.
 
     Lines are joined in chunks, growing to a bound, and matched by one pattern each: C work
     only, a short scalar in a long document never joins the document's rest, and no more
     than a chunk is copied at a time beyond the stripped lines.
     """
-    pattern = patterns.compile(indented_lines(block))
+    match = patterns.compile(indented_lines(block)).match
     margin = " " * block
     count = len(lines)
     pieces: list[str] = []
@@ -907,23 +905,35 @@ def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[l
         part = lines[after : after + size]
         part.append("")  # a line break after the last line too
         chunk = "\n".join(part)
-        matched = pattern.match(chunk).end()  # type: ignore[union-attr]  # it matches every string
-        piece = chunk[:matched]
+        taken: list[str] = []  # the chunk's text the scalar takes, in parts
+        at = 0  # where the next part starts
+        while True:
+            matched = match(chunk, at).end()  # type: ignore[union-attr]  # it matches every string
+            taken.append(chunk[at:matched])
+            if matched == len(chunk):
+                break
+            stop = chunk.find("\n", matched)
+            line = chunk[matched:stop]
+            if len(line) >= block or line.strip(" "):
+                break
+            # A line of spaces narrower than the indentation (helm's templates leave them) is an
+            # empty line of the scalar, as the loop in _block_scalar reads it: the match goes on
+            # after it, in the same chunk.
+            taken.append("\n")
+            at = stop + 1
         del chunk
-        taken = piece.count("\n")
-        if piece.startswith(margin):
-            piece = piece[block:]
-        pieces.append(piece.replace("\n" + margin, "\n"))
-        after += taken
-        if taken < len(part) - 1:
+        text = "".join(taken)
+        lines_taken = text.count("\n")
+        if text.startswith(margin):
+            text = text[block:]
+        pieces.append(text.replace("\n" + margin, "\n"))
+        after += lines_taken
+        if lines_taken < len(part) - 1:
             break
         size = min(2 * size, _MOST_CHUNK_LINES)
     if after < count:
         line = lines[after]
-        content = line.lstrip(" ")
-        if not content:
-            return None  # spaces, fewer than the indentation
-        if len(line) - len(content) > indent:
+        if len(line) - len(line.lstrip(" ")) > indent:
             raise _Bail  # less indented than the scalar, more than its key: left to libyaml
     return pieces, after
 
@@ -1424,7 +1434,7 @@ def _extend_shared(lines: list[str], seen: dict[str, str], document: str, start:
 
 
 # A literal block scalar's header last on its line ("data.json: |-"): where _holed_lines looks
-# for long ones, after a key or a dash (compiled on first use; patterns keeps it). Its first
+# for long ones, after a key or a dash and spaces (compiled on first use; patterns keeps it). Its first
 # character is a literal, which _sre looks for quickly; text full of ":" (JSON) made a pattern
 # that starts with ": " ten times slower.
 _LITERAL_HEADER = r"\|[-+]?\n"
@@ -1449,6 +1459,9 @@ class _LiteralSpan(str):
     end: int  # where the line after its last starts (the pattern took its empty lines too)
     block: int  # its indentation
     after: int  # the index of the line after it
+    # Its lines of spaces narrower than its indentation, empty lines of the scalar: where each
+    # starts, and where the line after it does.
+    gaps: list[tuple[int, int]]
     used: bool
 
     def scalar(self, style: str, explicit: str | None, chomping: str | None, indent: int, lines: list[str]) -> tuple[str, int]:
@@ -1466,16 +1479,24 @@ class _LiteralSpan(str):
             if lines.__class__ is _SpacesEnd:
                 raise _Bail  # a line of spaces follows without a line break: left to libyaml
             chomping = "-"  # its last line has no line break to keep
-        # Its empty lines last (empty, or no more than the indentation) end the value as chomping says.
+        # Its empty lines last (spaces no wider than the indentation) end the value as chomping says.
         stop = end
         while True:
             line_start = max(document.rfind("\n", start, stop - 1) + 1, start)
-            if stop - 1 - line_start not in (0, block):
-                break
+            if stop - 1 - line_start > block:
+                break  # (a longer line holds more than the indentation: content)
             stop = line_start  # (the first line has content: the loop ends there at the latest)
         cut = end if chomping == "+" else stop if not chomping else stop - 1
         self.used = True
-        return document[start + block : cut].replace("\n" + " " * block, "\n"), after
+        parts: list[str] = []
+        at = start + block
+        for gap, resume in self.gaps:
+            if gap >= cut:
+                break
+            parts += (document[at:gap], "\n")
+            at = resume
+        parts.append(document[at:cut])
+        return (parts[0] if len(parts) == 1 else "".join(parts)).replace("\n" + " " * block, "\n"), after
 
 
 def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
@@ -1490,22 +1511,31 @@ def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
     found = header(document)
     while found is not None:
         start = found.end()
-        if document[found.start() - 2 : found.start()] not in (": ", "- "):
+        before = document[max(found.start() - 9, 0) : found.start()]  # ("key:  |-" has more spaces)
+        if before[-1:] != " " or not before.rstrip(" ").endswith((":", "-")):
             found = header(document, start)
             continue
         block = spaces(document, start).end() - start  # type: ignore[union-attr]  # (it matches everywhere)
         if not block or block > _MOST_PRECOMPILED_INDENT or document[start + block : start + block + 1] in ("\n", "\t"):
             found = header(document, start)  # no content right away, or indented past the patterns: as the lines say
             continue
-        end = patterns.compile(indented_lines(block)).match(document, start).end()  # type: ignore[union-attr]  # matches every string
+        match = patterns.compile(indented_lines(block)).match
+        end = match(document, start).end()  # type: ignore[union-attr]  # it matches every string
+        gaps: list[tuple[int, int]] = []
+        while True:
+            # A line of spaces narrower than the indentation is an empty line of the scalar (see
+            # _literal_lines): the match goes on after it.
+            following = spaces(document, end).end()  # type: ignore[union-attr]
+            if following == end or following - end >= block or document[following : following + 1] != "\n":
+                break
+            gaps.append((end, following + 1))
+            end = match(document, following + 1).end()  # type: ignore[union-attr]
         count = document.count("\n", start, end)
-        following = spaces(document, end).end()  # type: ignore[union-attr]
-        if count > _LONG_BLOCK_LINES and (following == end or document[following : following + 1] != "\n"):
-            # (a line of spaces after it, narrower than its indentation, is left to the lines: see _literal_lines)
+        if count > _LONG_BLOCK_LINES:
             _extend_shared(lines, seen, document, done, start)
             lines.pop()  # (the empty string after the header's line break)
             span = _LiteralSpan("#")
-            span.document, span.start, span.end, span.block = document, start, end, block
+            span.document, span.start, span.end, span.block, span.gaps = document, start, end, block, gaps
             span.after = len(lines) + count
             span.used = False
             spans.append(span)
