@@ -142,6 +142,16 @@ def test_one_document_holding_nearly_all_the_work_is_read_in_one_process(monkeyp
     twice = split_stream(text + text)
     ranges = engine._work_ranges(twice, [engine._relevant(piece) for piece in twice])
     assert len(ranges) >= 2 and all(start < stop for start, stop in ranges)
+    # karmada's shape: a few ConfigMaps of long literals (CRDs as text) whose others hold less
+    # than SPLIT_WORK_CHARS: read in one process too
+    body = "".join(f"    line {n}: {'x' * 60}\n" for n in range(3000))
+    configmaps = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: |\n{body}" for i in range(3)
+    )
+    pieces = split_stream(configmaps)
+    weight = sum(len(piece.text) for piece in pieces)
+    assert weight - max(len(piece.text) for piece in pieces) < engine_module.SPLIT_WORK_CHARS < weight
+    assert engine._work_ranges(pieces, [engine._relevant(piece) for piece in pieces]) == [(0, len(pieces))]
     monkeypatch.setattr(forked, "in_parts", refuse)
     result = run([InputDocument("bundle.yaml", text.encode())], Options(missing="ignore"), jobs=4)
     assert result.changed() == [0]
