@@ -939,9 +939,9 @@ def test_long_literals_are_read_by_the_line_pattern(monkeypatch: pytest.MonkeyPa
     taken: list[int] = []
     real = fastparse._literal_lines
 
-    def counted(lines: list[str], j: int, block: int, indent: int) -> Any:
-        result = real(lines, j, block, indent)
-        taken.append(result is not None)
+    def counted(lines: list[str], j: int, block: int) -> Any:
+        result = real(lines, j, block)
+        taken.append(True)
         return result
 
     monkeypatch.setattr(fastparse, "_literal_lines", counted)

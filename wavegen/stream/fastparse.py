@@ -810,7 +810,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         raise _Bail
     if style == "|" and count - j > _LONG_BLOCK_LINES and block <= _MOST_PRECOMPILED_INDENT:
         # A long literal (a dashboard, a script): its lines found and stripped by C loops.
-        pieces, after = _literal_lines(lines, j, block, indent)
+        pieces, after = _literal_lines(lines, j, block)
+        chomping = _literal_chomping(lines, after, indent, chomping)
         trailing = 0  # empty lines after the last content line
         while pieces:
             last = pieces.pop()
@@ -822,10 +823,6 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
             trailing += len(last)
         if not pieces:
             raise _Bail  # an empty scalar: left to libyaml
-        if after == count and lines.__class__ is not list:
-            if lines.__class__ is _SpacesEnd:
-                raise _Bail  # a line of spaces follows without a line break: left to libyaml
-            chomping = "-"  # its last line has no line break to keep
         pieces.append("\n" * (1 + trailing) if chomping == "+" else "" if chomping == "-" else "\n")
         return "".join(pieces), after  # the empty lines it stepped over are blank rows to the reader
     body: list[str] = []
@@ -886,17 +883,15 @@ def indented_lines(block: int) -> str:
     return rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+"
 
 
-def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[list[str], int]:
+def _literal_lines(lines: list[str], j: int, block: int) -> tuple[list[str], int]:
     """The lines of a literal block scalar from line j on, their indentation (``block`` spaces)
-    removed, each ending with a line break, in pieces; and the first line after them. A line of
-    spaces narrower than ``block`` is an empty line of the scalar.
+    removed, each ending with a line break, in pieces; and the first line after them (see
+    _literal_extent).
 
     Lines are joined in chunks, growing to a bound, and matched by one pattern each: C work
     only, a short scalar in a long document never joins the document's rest, and no more
     than a chunk is copied at a time beyond the stripped lines.
     """
-    match = patterns.compile(indented_lines(block)).match
-    margin = " " * block
     count = len(lines)
     pieces: list[str] = []
     after = j
@@ -905,37 +900,65 @@ def _literal_lines(lines: list[str], j: int, block: int, indent: int) -> tuple[l
         part = lines[after : after + size]
         part.append("")  # a line break after the last line too
         chunk = "\n".join(part)
-        taken: list[str] = []  # the chunk's text the scalar takes, in parts
-        at = 0  # where the next part starts
-        while True:
-            matched = match(chunk, at).end()  # type: ignore[union-attr]  # it matches every string
-            taken.append(chunk[at:matched])
-            if matched == len(chunk):
-                break
-            stop = chunk.find("\n", matched)
-            line = chunk[matched:stop]
-            if len(line) >= block or line.strip(" "):
-                break
-            # A line of spaces narrower than the indentation (helm's templates leave them) is an
-            # empty line of the scalar, as the loop in _block_scalar reads it: the match goes on
-            # after it, in the same chunk.
-            taken.append("\n")
-            at = stop + 1
+        end, gaps = _literal_extent(chunk, 0, block)
+        pieces.append(_without_indentation(chunk, 0, end, gaps, block))
+        taken = chunk.count("\n", 0, end)
         del chunk
-        text = "".join(taken)
-        lines_taken = text.count("\n")
-        if text.startswith(margin):
-            text = text[block:]
-        pieces.append(text.replace("\n" + margin, "\n"))
-        after += lines_taken
-        if lines_taken < len(part) - 1:
+        after += taken
+        if taken < len(part) - 1:
             break
         size = min(2 * size, _MOST_CHUNK_LINES)
-    if after < count:
+    return pieces, after
+
+
+def _literal_extent(text: str, at: int, block: int) -> tuple[int, list[tuple[int, int]]]:
+    """Where the lines of a literal block scalar at ``block`` spaces of indentation that start at
+    ``at`` in text end (the start of the first line it does not take), and its lines of spaces
+    narrower than ``block`` (helm's templates leave them), which YAML reads as its empty lines:
+    where each starts, and where the line after it does. One pattern match takes the lines
+    between two such lines."""
+    match = patterns.compile(indented_lines(block)).match
+    spaces = patterns.compile(_SPACES).match
+    end = match(text, at).end()  # type: ignore[union-attr]  # it matches every string
+    gaps: list[tuple[int, int]] = []
+    while True:
+        following = spaces(text, end).end()  # type: ignore[union-attr]
+        if following == end or following - end >= block or text[following : following + 1] != "\n":
+            return end, gaps
+        gaps.append((end, following + 1))
+        end = match(text, following + 1).end()  # type: ignore[union-attr]
+
+
+def _without_indentation(text: str, start: int, stop: int, gaps: list[tuple[int, int]], block: int) -> str:
+    """text[start:stop], lines of a literal block scalar (see _literal_extent), without their
+    indentation of ``block`` spaces and with its ``gaps`` empty lines."""
+    parts: list[str] = []
+    at = start
+    for gap, resume in gaps:
+        if gap >= stop:
+            break
+        parts += (text[at:gap], "\n")
+        at = resume
+    parts.append(text[at:stop])
+    joined = parts[0] if len(parts) == 1 else "".join(parts)
+    margin = " " * block
+    if joined.startswith(margin):
+        joined = joined[block:]
+    return joined.replace("\n" + margin, "\n")
+
+
+def _literal_chomping(lines: list[str], after: int, indent: int, chomping: str | None) -> str | None:
+    """The chomping of a long literal block scalar whose lines end before line ``after``, in a
+    block mapping at ``indent``: its own, but "-" where it runs to a last line without a line
+    break (no break to keep); _Bail where libyaml's rules are left to it."""
+    if after < len(lines):
         line = lines[after]
         if len(line) - len(line.lstrip(" ")) > indent:
             raise _Bail  # less indented than the scalar, more than its key: left to libyaml
-    return pieces, after
+        return chomping
+    if lines.__class__ is _SpacesEnd:
+        raise _Bail  # a line of spaces follows without a line break: left to libyaml
+    return "-" if lines.__class__ is _OpenEnd else chomping
 
 
 def _fold(body: list[str]) -> str:
@@ -1469,16 +1492,7 @@ class _LiteralSpan(str):
         if style != "|" or explicit or self.block <= indent:
             raise _Bail  # read otherwise: parse reads the lines split (see above)
         document, start, end, block = self.document, self.start, self.end, self.block
-        count = len(lines)
-        after = self.after
-        if after < count:
-            line = lines[after]
-            if len(line) - len(line.lstrip(" ")) > indent:
-                raise _Bail  # less indented than the scalar, more than its key: left to libyaml
-        elif lines.__class__ is not list:
-            if lines.__class__ is _SpacesEnd:
-                raise _Bail  # a line of spaces follows without a line break: left to libyaml
-            chomping = "-"  # its last line has no line break to keep
+        chomping = _literal_chomping(lines, self.after, indent, chomping)
         # Its empty lines last (spaces no wider than the indentation) end the value as chomping says.
         stop = end
         while True:
@@ -1488,15 +1502,7 @@ class _LiteralSpan(str):
             stop = line_start  # (the first line has content: the loop ends there at the latest)
         cut = end if chomping == "+" else stop if not chomping else stop - 1
         self.used = True
-        parts: list[str] = []
-        at = start + block
-        for gap, resume in self.gaps:
-            if gap >= cut:
-                break
-            parts += (document[at:gap], "\n")
-            at = resume
-        parts.append(document[at:cut])
-        return (parts[0] if len(parts) == 1 else "".join(parts)).replace("\n" + " " * block, "\n"), after
+        return _without_indentation(document, start, cut, self.gaps, block), self.after
 
 
 def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
@@ -1519,17 +1525,7 @@ def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
         if not block or block > _MOST_PRECOMPILED_INDENT or document[start + block : start + block + 1] in ("\n", "\t"):
             found = header(document, start)  # no content right away, or indented past the patterns: as the lines say
             continue
-        match = patterns.compile(indented_lines(block)).match
-        end = match(document, start).end()  # type: ignore[union-attr]  # it matches every string
-        gaps: list[tuple[int, int]] = []
-        while True:
-            # A line of spaces narrower than the indentation is an empty line of the scalar (see
-            # _literal_lines): the match goes on after it.
-            following = spaces(document, end).end()  # type: ignore[union-attr]
-            if following == end or following - end >= block or document[following : following + 1] != "\n":
-                break
-            gaps.append((end, following + 1))
-            end = match(document, following + 1).end()  # type: ignore[union-attr]
+        end, gaps = _literal_extent(document, start, block)
         count = document.count("\n", start, end)
         if count > _LONG_BLOCK_LINES:
             _extend_shared(lines, seen, document, done, start)
@@ -1555,13 +1551,18 @@ def _lf_only(text: str) -> str:
 def _document_lines(text: str) -> list[str]:
     """The lines _readable_lines gives for a document :func:`parse` accepted, without its checks
     (an _OpenEnd when its last line, not of spaces alone, has no line break)."""
-    text = _lf_only(text)
-    lines = (document_text(text) or text).split("\n")
+    lines = _document_body(text).split("\n")
     if not lines[-1]:
         lines.pop()  # the empty string after the final line break
     elif lines[-1].strip(" "):
         return _OpenEnd(lines)
     return lines
+
+
+def _document_body(text: str) -> str:
+    """A piece's document as _document_lines splits it: LF line breaks, an end marker left out."""
+    text = _lf_only(text)
+    return document_text(text) or text
 
 
 def _body_start(lines: list[str]) -> int:
@@ -2338,7 +2339,6 @@ def field_line(
     return (item_line if item_line is not None else line) + 1
 
 
-# The root's "items:" line (compiled on first use; patterns keeps it): Lists are few.
 def _line_in_flow(value: Any, parts: list[tuple[int | None, str]], row: int, line: int, item_line: int | None) -> int:
     """field_line's answer for the rest of a path (``parts``) that goes on into a flow
     collection whose value is ``value``, all on row ``row``: each part found there is on that
@@ -2357,6 +2357,7 @@ def _line_in_flow(value: Any, parts: list[tuple[int | None, str]], row: int, lin
     return (item_line if item_line is not None else line) + 1
 
 
+# The root's "items:" line (compiled on first use; patterns keeps it): Lists are few.
 _ITEMS_LINE = r"(?m)^items:(?: *| +#.*)$"
 
 
@@ -2369,8 +2370,7 @@ def list_item_lines(text: str) -> list[int] | None:
     lines skipped counted in C; only the lines at the dashes' column or left of it, and the
     first content line of an item whose dash is alone, are looked at one by one.
     """
-    body = _lf_only(text)
-    body = document_text(body) or body
+    body = _document_body(text)
     found_items = patterns.compile(_ITEMS_LINE).search(body)
     if found_items is None:
         return None
