@@ -49,12 +49,11 @@ def _kind_near_end(text: str) -> re.Match[str] | None:
     that starts as one, found from the end (an 800 KB List of dashboards: 0.3 ms to search from its
     start). A document's kind lines at column 0 are its root's one key (a second would be a
     duplicate key), but for text of a quoted scalar over lines: the caller trusts a kind found so
-    only where the reader checks it against the body. None when no line starts as one."""
+    only where the reader checks it against the body. None when no line starts as one, or the
+    last that does is none."""
     at = text.rfind("\nkind")
     at = max(at, text.rfind('\n"kind"', at + 1), text.rfind("\n'kind'", at + 1))  # (only after it: no second pass)
-    if at < 0:
-        return None
-    return _KIND.match(text, at) or _KIND.search(text)
+    return _KIND.match(text, at) if at >= 0 else None
 
 
 _ALWAYS_PARSED = frozenset(("ConfigMap", "Secret", "List", "Job", "Pod", "ReplicationController"))
@@ -344,9 +343,9 @@ class Engine:
         )
         if match is None and head >= 0:
             match = _kind_near_end(text)
-            if match is not None and not self._read_kind(match.group(1)):
-                # Trusted only where the reader checks it against the body (_read_fast): a document
-                # it would pass through unread is searched from its start, as before.
+            if match is None or not self._read_kind(match.group(1)):
+                # Trusted only where the reader checks it against the body (_read_fast): for any
+                # other, the search from the start decides, as before.
                 match = _KIND.search(text)
         if match and match.group(1):  # an empty, quoted-odd or non-scalar kind is parsed and checked
             kind = match.group(1)
