@@ -591,6 +591,60 @@ def test_the_character_screen_equals_a_search_for_each_part(text: str) -> None:
         fastparse._FEW_FIRST_BYTES = few
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.characters(max_codepoint=0x250, blacklist_categories=["Cs"]))
+    | st.text(alphabet=st.characters(blacklist_categories=["Cs"]))
+    | st.text(alphabet=st.sampled_from([c for c in _SCREENED_CHARACTERS if not "\ud800" <= c <= "\udfff"]))
+)
+@example("a: \u2013\n")
+@example("a: \u2028\n")
+@example("a: \r\n")
+def test_the_screen_of_an_inputs_bytes_finds_the_characters_of_its_text(text: str) -> None:
+    """refused_utf8 on an input's bytes finds the characters the screen of its text finds (not
+    the marker lines, which split_marked screens): where it finds none, no piece holds one."""
+    expected = any(len(part) == 1 and part in text for part in fastparse._UNREAD)
+    expected = expected or re.search(fastparse._NOT_PRINTABLE, text) is not None
+    few = fastparse._FEW_FIRST_BYTES
+    try:
+        for fastparse._FEW_FIRST_BYTES in (0, 1, 1 << 30):
+            assert fastparse.refused_utf8(text.encode("utf-8")) is expected
+    finally:
+        fastparse._FEW_FIRST_BYTES = few
+
+
+# Documents past Latin-1 (an en dash, a right quote), each alone and with a character that
+# the screen refuses in another document of the same input.
+_BEYOND_LATIN1 = (
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: \u201cquoted\u201d \u2013 text\n"
+    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    metadata:\n"
+    "      annotations:\n        wave.pusher.com/update-on-config-change: 'true'\n    spec:\n"
+    "      containers:\n      - name: c\n        envFrom:\n        - configMapRef:\n            name: c\n"
+)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "",
+        '---\nkind: Service\nmetadata:\n  name: s\n  labels:\n    a: "x\u2028y"\n',
+        '---\nkind: Service\nmetadata:\n  name: s\n  labels:\n    a: "x\x85y"\n',
+        "---\r\nkind: Service\r\nmetadata:\r\n  name: s\r\n",
+    ],
+)
+def test_inputs_past_latin1_are_screened_once_from_their_bytes(other: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run on a UTF-8 input whose bytes hold nothing the screen refuses reads it without
+    encoding a piece's text again to look at it; one that holds such a character somewhere has
+    each piece looked at, as before; both as libyaml reads them."""
+    data = (_BEYOND_LATIN1 + other).encode("utf-8")
+    assert_same(data)
+    encoded: list[int] = []
+    real = fastparse._refused_beyond_latin1
+    monkeypatch.setattr(fastparse, "_refused_beyond_latin1", lambda text: encoded.append(1) or real(text))
+    run([InputDocument("bundle.yaml", data)], Options(missing="ignore"))
+    assert bool(encoded) is bool(other)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LINE, min_size=1, max_size=12))
 def test_rows_split_from_known_heads_equal_the_pattern_split(parts: list[tuple[str, str, str, str, str]]) -> None:

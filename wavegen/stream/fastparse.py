@@ -92,20 +92,28 @@ _UNREAD_UTF8 = {0xC2: rb"\xc2[\x80-\x9f]", 0xE2: rb"\xe2\x80[\xa8\xa9]", 0xEF: r
 _FEW_FIRST_BYTES = 64
 
 
-def _unreadable(text: str, screened: bool = False) -> bool:
+# What a caller already knows a piece's document holds none of: the bits of ``screened`` (see
+# _unreadable).
+SCREENED_LINES = 1  # lines but the first that start with "---", "..." or "%" (split.split_marked)
+SCREENED_CHARACTERS = 2  # characters _unreadable looks for (refused_utf8 found none in the input's bytes)
+
+
+def _unreadable(text: str, screened: int = 0) -> bool:
     """Whether text holds anything in _UNREAD or a character libyaml refuses (_NOT_PRINTABLE);
-    ``screened``: split.split_marked found no line but the first starting with "---", "..." or
-    "%" (_UNREAD_LINES), which need not be looked for again."""
-    # One C pass for all single characters, instead of a search for each and _NOT_PRINTABLE,
-    # whose class spans U+FFFF and looks at each character slowly (12.6 ms in chaos-mesh's
-    # 2.9 MB of CRDs, whose "µ" makes them Latin-1).
-    try:
-        latin = text.encode("latin-1")  # ASCII, the usual document, and Latin-1: a copy
-    except UnicodeEncodeError:
-        refused = _refused_beyond_latin1(text)
+    ``screened``: what need not be looked for again (SCREENED_LINES, SCREENED_CHARACTERS)."""
+    if screened & SCREENED_CHARACTERS:
+        refused = False
     else:
-        refused = bool(latin.translate(None, _READ_LATIN1))
-    return refused or (not screened and _UNREAD_LINES.search(text) is not None)
+        # One C pass for all single characters, instead of a search for each and _NOT_PRINTABLE,
+        # whose class spans U+FFFF and looks at each character slowly (12.6 ms in chaos-mesh's
+        # 2.9 MB of CRDs, whose "µ" makes them Latin-1).
+        try:
+            latin = text.encode("latin-1")  # ASCII, the usual document, and Latin-1: a copy
+        except UnicodeEncodeError:
+            refused = _refused_beyond_latin1(text)
+        else:
+            refused = bool(latin.translate(None, _READ_LATIN1))
+    return refused or (not screened & SCREENED_LINES and _UNREAD_LINES.search(text) is not None)
 
 
 def _refused_beyond_latin1(text: str) -> bool:
@@ -114,6 +122,13 @@ def _refused_beyond_latin1(text: str) -> bool:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return True  # a surrogate
+    return refused_utf8(data)
+
+
+def refused_utf8(data: bytes) -> bool:
+    """Whether UTF-8 bytes hold one of _UNREAD's characters or one libyaml refuses: where an
+    input's bytes hold none, none of its pieces does (SCREENED_CHARACTERS), and a piece's text
+    past Latin-1 need not be encoded again to be looked at."""
     left = data.translate(None, _READ_UTF8)
     if not left:
         return False
@@ -1383,7 +1398,7 @@ class _SpacesEnd(list[str]):
 
 
 def _readable_lines(
-    text: str, screened: bool = False, shared: bool = False, spans: list[_LiteralSpan] | None = None
+    text: str, screened: int = 0, shared: bool = False, spans: list[_LiteralSpan] | None = None
 ) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: a
@@ -1579,7 +1594,7 @@ def parse(
     plain_values: dict[str, Any] | None = None,
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
-    screened: bool = False,
+    screened: int = 0,
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
     template of ``fields`` starts (see template_node), whether libyaml must still check the
@@ -1856,7 +1871,7 @@ def _leave_block(lines: list[str], i: int, enclosing: _Blocks, repeats: _Repeats
     return top, in_sequence
 
 
-def check_passed_through(text: str, cache: CheckCache | None = None, screened: bool = False) -> bool:
+def check_passed_through(text: str, cache: CheckCache | None = None, screened: int = 0) -> bool:
     """Whether libyaml surely accepts a document and it nests within the depth limit (False: not known here).
 
     For documents passed through unread (a CRD, a Service): the subset :func:`parse` reads,
