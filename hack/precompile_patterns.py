@@ -77,7 +77,7 @@ def recorded_patterns() -> list[tuple[str | bytes, int]]:
         asked.update(_named_arguments(module))
     from wavegen.stream import fastparse, resolver, tree
 
-    asked.update((fastparse.indented_lines(block), 0) for block in range(1, fastparse._MOST_PRECOMPILED_INDENT + 1))
+    asked.update((fastparse.shallower_line(block), 0) for block in range(1, fastparse._MOST_PRECOMPILED_INDENT + 1))
     asked.update((characters, 0) for characters in fastparse._UNREAD_UTF8.values())
     for tag in resolver._LANGUAGES:
         resolver._language(tag)

@@ -1640,6 +1640,29 @@ def test_list_item_lines_are_those_a_line_by_line_reading_finds(text: str) -> No
     assert fastparse.list_item_lines(text.replace("\n", "\r\n")) == _list_item_lines_line_by_line(text)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", " ", "  ", "   ", "    ", "     x", "    x", "   x", "  x", "x", "- y", "\t"]), max_size=12),
+    st.sampled_from(["\n", "", " ", "    ", "    x"]),
+    st.integers(1, 5),
+    st.integers(0, 12),
+)
+@example(["    x"], "", 4, 0)
+@example([], "    x", 4, 0)
+@example(["", "    x", "  "], "\n", 4, 0)
+def test_indented_end_is_where_a_repeated_line_pattern_stops(lines: list[str], last: str, block: int, first: int) -> None:
+    """The search for the first shallower line ends where matching the lines one by one ends
+    (empty or ``block`` deep, each with its line break), from any line's start: also at a last
+    line without a line break, deep or not, and past the text's end."""
+    text = "\n".join(lines) + ("\n" if lines else "") + last
+    starts = [0] + [index + 1 for index, character in enumerate(text) if character == "\n"]
+    at = starts[min(first, len(starts) - 1)]
+    repeated = re.compile(rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+")
+    expected = repeated.match(text, at)
+    assert expected is not None
+    assert fastparse.indented_end(text, at, block) == expected.end()
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(list_documents())
 def test_generated_list_documents(text: str) -> None:

@@ -887,15 +887,31 @@ _LONG_BLOCK_LINES = 64
 _MOST_CHUNK_LINES = 4096
 
 
-# indented_lines is precompiled up to this many spaces (hack/precompile_patterns.py): where a
+# shallower_line is precompiled up to this many spaces (hack/precompile_patterns.py): where a
 # deeper one would only save time, it is not used (building it would make a run import re).
 _MOST_PRECOMPILED_INDENT = 64
 
 
-def indented_lines(block: int) -> str:
-    """A pattern of lines at ``block`` spaces of indentation or deeper, or empty (hack/precompile_patterns.py
-    precompiles those of the usual indentations)."""
-    return rf"(?:(?: {{{block}}}[^\n]*+)?\n)*+"
+def shallower_line(block: int) -> str:
+    """A pattern of a line break before a line that is neither empty nor indented ``block`` spaces
+    or more (hack/precompile_patterns.py precompiles those of the usual indentations)."""
+    return rf"\n(?! {{{block}}}|\n)"
+
+
+def indented_end(text: str, at: int, block: int) -> int:
+    """Where the whole lines from ``at`` (a line's start) that are empty or indented ``block``
+    spaces or more end: the start of the first line that is neither, or of a last line without a
+    line break.
+
+    A search for the line break before the first other line: the search's loop looks for a line
+    break alone, and the indentation is compared only there (a third faster than matching a
+    repeated line pattern, which enters its repeat for every line)."""
+    if not (text.startswith("\n", at) or text.startswith(" " * block, at)):
+        return at
+    found = patterns.compile(shallower_line(block)).search(text, at)
+    if found is None:
+        return max(at, text.rfind("\n") + 1)  # (a last line without a line break is not whole)
+    return found.end()
 
 
 def _literal_lines(lines: list[str], j: int, block: int) -> tuple[list[str], int]:
@@ -932,16 +948,15 @@ def _literal_extent(text: str, at: int, block: int) -> tuple[int, list[tuple[int
     narrower than ``block`` (helm's templates leave them), which YAML reads as its empty lines:
     where each starts, and where the line after it does. One pattern match takes the lines
     between two such lines."""
-    match = patterns.compile(indented_lines(block)).match
     spaces = patterns.compile(_SPACES).match
-    end = match(text, at).end()  # type: ignore[union-attr]  # it matches every string
+    end = indented_end(text, at, block)
     gaps: list[tuple[int, int]] = []
     while True:
         following = spaces(text, end).end()  # type: ignore[union-attr]
         if following == end or following - end >= block or text[following : following + 1] != "\n":
             return end, gaps
         gaps.append((end, following + 1))
-        end = match(text, following + 1).end()  # type: ignore[union-attr]
+        end = indented_end(text, following + 1, block)
 
 
 def _without_indentation(text: str, start: int, stop: int, gaps: list[tuple[int, int]], block: int) -> str:
@@ -2392,13 +2407,13 @@ def list_item_lines(text: str) -> list[int] | None:
     size = len(body)
     at = found_items.end() + 1  # where the line being looked at starts
     index = body.count("\n", 0, at)  # and its number
-    deeper: Callable[[str, int], re.Match[str] | None] | None = None
+    deeper = 0  # the indentation of the items' content, once they are found (0: looked at line by line)
     found: list[int] = []
     column = -1
     waiting = False  # a "-" alone: the item starts on the next content line
     while at < size:
-        if deeper is not None and not waiting:
-            skipped = deeper(body, at).end()  # type: ignore[union-attr]  # it matches everywhere
+        if deeper and not waiting:
+            skipped = indented_end(body, at, deeper)
             index += body.count("\n", at, skipped)
             at = skipped
             if at >= size:
@@ -2421,7 +2436,7 @@ def list_item_lines(text: str) -> list[int] | None:
                 return None
             column = indent
             if column < _MOST_PRECOMPILED_INDENT:
-                deeper = patterns.compile(indented_lines(column + 1)).match
+                deeper = column + 1
         if indent < column:
             break
         if indent == column:
