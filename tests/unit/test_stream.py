@@ -16,7 +16,6 @@ from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
 from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse, splice
-from wavegen.stream import split as split_module
 from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.split import Piece, check_line_breaks, split_as_bytes, split_marked, split_stream, split_utf8
 
@@ -255,32 +254,64 @@ def test_a_stream_cut_as_utf8_bytes_gives_the_pieces_of_its_text(lines: list[tup
     if text.isascii():
         return
     expected = _split_outcome(lambda: (check_line_breaks(text, "f.yaml"), split_marked(text))[1])
-    assert _split_outcome(lambda: split_utf8(data, "f.yaml")) == expected
+    assert _split_outcome(lambda: engine_module._split_bytes("f.yaml", data)) == expected
 
 
-@pytest.mark.parametrize("checked_bytes", [1, 3, 8, 1 << 20])
-def test_bytes_that_are_not_utf8_are_refused_at_the_line_decoding_refuses(
-    checked_bytes: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Checked a slice at a time, the first bad byte is the one decoding the whole finds, wherever the slices end."""
-    monkeypatch.setattr(split_module, "_UTF8_CHECKED_BYTES", checked_bytes)
+_BAD_UTF8 = (b"\xff", b"\xe2\x80", b"\xc3(", b"\xed\xa0\x80", b"\xf4\x90\x80\x80")
+
+
+def _refusal(data: bytes, bytes_first: bool, monkeypatch: pytest.MonkeyPatch) -> str | None:
+    """What a run says of an input, cut into pieces as bytes first or decoded whole first (None: no error)."""
+    monkeypatch.setattr(engine_module, "split_as_bytes", split_as_bytes if bytes_first else lambda _data: False)
+    try:
+        run([InputDocument("in.yaml", data)], Options(missing="ignore"))
+    except WavegenError as err:
+        return str(err)
+    finally:
+        monkeypatch.setattr(engine_module, "split_as_bytes", split_as_bytes)
+    return None
+
+
+def test_bytes_that_are_not_utf8_are_refused_at_the_line_decoding_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decoded a piece at a time, the first bad byte is the one decoding the whole finds, wherever
+    the pieces are cut (before, inside and after a document marker, in the first and the last piece)."""
     good = "a: \u2019\n---\nb: é\n".encode()
-    for bad in (b"\xff", b"\xe2\x80", b"\xc3(", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):
-        for data in (good + bad + b"\n", good * 3 + b"c: " + bad, bad + good, good + b"x\n" + bad + b"\xff\n"):
+    for bad in _BAD_UTF8:
+        for data in (
+            good + bad + b"\n",
+            good * 3 + b"c: " + bad,
+            bad + good,
+            good + b"x\n" + bad + b"\xff\n",
+            good + bad + b"\n---\n" + good,
+            good + b"---" + bad + b"\n" + good,
+        ):
             with pytest.raises(UnicodeDecodeError) as whole:
                 data.decode("utf-8")
-            with pytest.raises(UnicodeDecodeError) as checked:
-                split_as_bytes(data)
-            assert checked.value.start == whole.value.start, data
-            outcomes = []
-            for bytes_first in (True, False):
-                if not bytes_first:
-                    monkeypatch.setattr(engine_module, "split_as_bytes", lambda _data: False)
-                with pytest.raises(WavegenError) as refused:
-                    run([InputDocument("in.yaml", data)], Options())
-                outcomes.append(str(refused.value))
-            monkeypatch.setattr(engine_module, "split_as_bytes", split_as_bytes)
-            assert outcomes[0] == outcomes[1] and "not UTF-8" in outcomes[0], data
+            with pytest.raises(UnicodeDecodeError) as pieces:
+                split_utf8(data)
+            assert pieces.value.start == whole.value.start, data
+            assert pieces.value.object == data
+            refusal = _refusal(data, True, monkeypatch)
+            assert refusal == _refusal(data, False, monkeypatch) and refusal and "not UTF-8" in refusal, data
+
+
+@pytest.mark.parametrize("bad", [None, 0, 2, 3])
+@pytest.mark.parametrize("nul", [None, 0, 1, 3])
+@pytest.mark.parametrize("lone_cr", [None, 0, 2, 3])
+def test_inputs_cut_as_bytes_are_refused_for_what_decoding_them_whole_refuses_first(
+    bad: int | None, nul: int | None, lone_cr: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes that are not UTF-8, a NUL byte and a lone CR line break, each on some line or
+    absent: the input cut into pieces as bytes is refused for the one the text path names (bad
+    UTF-8, then NUL, then the lone CR, wherever each is), at the same line."""
+    lines = ["a: \u2019".encode(), b"---", "b: \xe9".encode(), b"c: d"]
+    for line, added in ((bad, b"\xe2\x80"), (nul, b"\x00"), (lone_cr, b"\rx: 1")):
+        if line is not None:
+            lines[line] += added
+    data = b"\n".join(lines) + b"\n"
+    refusal = _refusal(data, True, monkeypatch)
+    assert refusal == _refusal(data, False, monkeypatch)
+    assert (refusal is None) is (bad is None and nul is None and lone_cr is None)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +329,7 @@ def test_pieces_mean_alone_what_they_mean_together_unless_a_marker_bom_or_direct
     """The engine's _context_free, over the pieces of the text and of its bytes alike."""
     pieces, directives, _ = split_marked(text)
     assert engine_module._context_free(pieces, directives) is free
-    pieces, directives, _ = split_utf8(text.encode(), "in.yaml")
+    pieces, directives, _ = split_utf8(text.encode())
     assert engine_module._context_free(pieces, directives) is free
 
 

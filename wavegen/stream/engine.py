@@ -257,37 +257,47 @@ def decode(source: InputDocument) -> tuple[str, str]:
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise _not_utf8(source, err) from None
-    _refuse_nul(source)
+        raise _not_utf8(source.name, source.data, err) from None
+    _refuse_nul(source.name, source.data)
     bom = BOM if text.startswith(BOM) else ""
     return text[len(bom) :], bom
 
 
 def _undecoded(source: InputDocument) -> tuple[bytes, str] | None:
-    """An input's UTF-8 bytes and its byte-order mark, if any, where split.split_as_bytes says they
-    are better cut into pieces before they are decoded (else None); refused as decode refuses them."""
+    """An input's bytes and its byte-order mark, if any, where split.split_as_bytes says they are
+    better cut into pieces before they are decoded (else None): Engine.add_held decodes them
+    piece by piece, refusing them as decode would."""
     data = source.data
-    try:
-        if not split_as_bytes(data):
-            return None
-    except UnicodeDecodeError as err:
-        raise _not_utf8(source, err) from None
-    _refuse_nul(source)
+    if not split_as_bytes(data):
+        return None
     if data.startswith(_UTF8_BOM):
         return data[len(_UTF8_BOM) :], BOM
     return data, ""
 
 
-def _refuse_nul(source: InputDocument) -> None:
+def _split_bytes(name: str, data: bytes) -> tuple[list[Piece], bool, bool]:
+    """split_utf8, refusing the input as decode and check_line_breaks would have, in their order:
+    bytes that are not UTF-8, then a NUL byte, then a lone CR line break."""
+    try:
+        split = split_utf8(data)
+    except UnicodeDecodeError as err:
+        raise _not_utf8(name, data, err) from None
+    _refuse_nul(name, data)
+    if b"\r" in data:
+        check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
+    return split
+
+
+def _refuse_nul(name: str, data: bytes) -> None:
     """Refuse UTF-8 input holding a NUL byte (binary data), naming its line."""
-    nul = source.data.find(b"\x00")
+    nul = data.find(b"\x00")
     if nul >= 0:
-        raise WavegenError("NUL byte in input (binary data?)", file=source.name, line=source.data.count(b"\n", 0, nul) + 1)
+        raise WavegenError("NUL byte in input (binary data?)", file=name, line=data.count(b"\n", 0, nul) + 1)
 
 
-def _not_utf8(source: InputDocument, err: UnicodeDecodeError) -> WavegenError:
-    line = source.data[: err.start].count(b"\n") + 1
-    return WavegenError("not UTF-8 text (binary data?)", file=source.name, line=line)
+def _not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> WavegenError:
+    line = data[: err.start].count(b"\n") + 1
+    return WavegenError("not UTF-8 text (binary data?)", file=name, line=line)
 
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
@@ -487,7 +497,7 @@ class Engine:
         piece at a time."""
         text = held.pop()
         if isinstance(text, bytes):
-            pieces, directives, lines_screened = split_utf8(text, name)
+            pieces, directives, lines_screened = _split_bytes(name, text)
             # Looked for in the bytes once: a piece's text past Latin-1 (one typographic quote
             # makes a CRD's) is not encoded again to be looked at (istiod's 2.1 of 78 million
             # instructions).

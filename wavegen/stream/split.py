@@ -120,33 +120,15 @@ def check_line_breaks(text: str, file: str) -> None:
         raise WavegenError("lone carriage return (CR) line break; use LF or CRLF line endings", file=file, line=line)
 
 
-# A stream's UTF-8 is checked this many bytes at a time (then to its line's end), for split_as_bytes.
-_UTF8_CHECKED_BYTES = 1 << 20
-
-
 def split_as_bytes(data: bytes) -> bool:
     """Whether a stream is better cut into pieces (split_utf8) before it is decoded: whether its
-    bytes are not ASCII (whose text is no larger). Checks that they are UTF-8 first, a megabyte
-    at a time: raises UnicodeDecodeError as decoding them whole would, for the first byte that
-    is not.
+    bytes are not ASCII (whose text is no larger).
 
     One character past U+00FF (a typographic apostrophe in a CRD's descriptions) makes Python
     keep a whole decoded text at 2 or 4 bytes a character; decoded a piece at a time, only the
     pieces holding one do (Envoy Gateway's CRDs: 38 such characters in 3.9 MB, whose text
     took 7.9 MB beside the pieces' 6.5)."""
-    if data.isascii():
-        return False
-    start = 0
-    with memoryview(data) as raw:
-        while start < len(data):
-            # Cut after a line break, which no character's bytes straddle.
-            end = data.find(b"\n", start + _UTF8_CHECKED_BYTES) + 1 or len(data)
-            try:
-                codecs.utf_8_decode(raw[start:end], "strict", True)
-            except UnicodeDecodeError as err:
-                raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
-            start = end
-    return True
+    return not data.isascii()
 
 
 def split_stream(text: str) -> list[Piece]:
@@ -165,23 +147,32 @@ def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
     return _pieces(chunks, any(ch in text for ch in _EXOTIC_BREAKS)), has_directives, screened
 
 
-def split_utf8(data: bytes, file: str) -> tuple[list[Piece], bool, bool]:
-    """split_marked for a stream's UTF-8 bytes (where split_as_bytes says so), each piece decoded
-    from its bytes; refuses a lone CR line break as check_line_breaks does.
+def split_utf8(data: bytes) -> tuple[list[Piece], bool, bool]:
+    """split_marked for a stream's bytes (where split_as_bytes says so), each piece decoded from
+    its bytes: the only decoding they get. Raises UnicodeDecodeError, at the first byte that is
+    not UTF-8, as decoding them whole would: every cut follows a line break, which ends any
+    character's bytes. Lone CR line breaks are the caller's to refuse (check_line_breaks).
 
     The cuts are found in the bytes read as Latin-1, one character a byte: markers, the line
     breaks that end them (LF, CRLF) and what is looked for around them are ASCII, which no byte
     of another character is in UTF-8, so they are the cuts of the text. NEL, LS and PS line
     breaks cut nothing there either; they count as lines, in each decoded piece."""
     view = data.decode("latin-1")
-    check_line_breaks(view, file)
     ordered, has_directives, screened = _cuts(view)
     del view  # (the pieces take its size again, or more)
+    chunks: list[str] = []
+    refused: tuple[int, UnicodeDecodeError] | None = None
     with memoryview(data) as raw:
-        cuts = zip(ordered, ordered[1:], strict=False)  # noqa: RUF007  # (as in split_marked)
-        chunks = (codecs.utf_8_decode(raw[start:end], "strict", True)[0] for start, end in cuts)
-        pieces = _pieces(chunks, True)  # (NEL, LS and PS looked for in the decoded pieces only)
-    return pieces, has_directives, screened
+        for start, end in zip(ordered, ordered[1:], strict=False):  # noqa: RUF007  # (as in split_marked)
+            try:
+                chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
+            except UnicodeDecodeError as err:
+                refused = start, err
+                break
+    if refused is not None:
+        at, error = refused
+        raise UnicodeDecodeError(error.encoding, data, at + error.start, at + error.end, error.reason)
+    return _pieces(chunks, True), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
 
 
 def _pieces(chunks: Iterable[str], exotic_breaks: bool) -> list[Piece]:
