@@ -1059,6 +1059,35 @@ def test_long_literals_left_in_the_text_read_as_their_lines_split(data: bytes) -
         fastparse._SHARED_LINES_CHARS = threshold
 
 
+@pytest.mark.parametrize("header", ["|", "|-", "|+", ">", ">-", ">+"])
+@pytest.mark.parametrize("lines", [1, 3, 70])
+@pytest.mark.parametrize("split", [False, True])
+def test_a_block_scalar_running_to_a_last_line_of_spaces_reads_as_libyaml_reads_it(
+    header: str, lines: int, split: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A helm template's last line of spaces without a line break after a block scalar (calico's
+    dashboards chart ends so): no wider than the scalar's indentation, the scalar reads as if the
+    document ended before it; wider, those spaces are content and the reader declines. Short and
+    long scalars, every chomping, empty lines before it, read from the text and from split lines."""
+    if not split:
+        monkeypatch.setattr(fastparse, "_SHARED_LINES_CHARS", 0)  # long literals read from the text
+    for key_indent, block in ((0, 2), (2, 4), (2, 6)):
+        pad, margin = " " * key_indent, " " * block
+        body = "".join(f'{margin}"line {i}": {i},\n' for i in range(lines))
+        for empty in ("", "\n", "\n\n", f"{margin}\n"):
+            for width in (1, block - 1, block, block + 1, block + 3):
+                top = "data:\n" if key_indent else ""
+                text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n{top}{pad}k: {header}\n{body}{empty}{' ' * width}"
+                expected = yaml.load(text, Loader=yaml.CSafeLoader)
+                read = fastparse.parse(text)
+                literal = header[0] == "|"
+                if literal and width <= block:
+                    assert read is not None, (text, width)
+                if read is not None:
+                    assert read[0] == expected, (text, width)
+                    assert width <= block, (text, width)
+
+
 def test_long_literals_left_in_the_text_are_read_from_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Guards the comparison above: a dashboard's literal is read from the text (each chomping,
     empty and indentation-wide lines last), and a header that is text of a quoted scalar makes
@@ -1226,14 +1255,15 @@ def test_the_pass_through_check_accepts_only_what_libyaml_accepts_without_a_fina
 
 def test_a_last_line_of_spaces_without_a_line_break_is_read_past() -> None:
     """Hand-written manifests end so (60 of the 101 documents the Go module cache census still sent
-    to libyaml): the reader reads the document without that line, but for a block scalar running to it."""
+    to libyaml): the reader reads the document without that line, but for a block scalar running
+    to it that the line is wider than (those spaces are its content: libyaml reads that one)."""
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: x\n  b: |\n    y\n  c: z\n"
-    for spaces in (" ", "  ", "        "):
+    for spaces in (" ", "  ", "    ", "     ", "        "):
         assert fastparse.parse(text + spaces) is not None
         assert fastparse.check_passed_through((text + spaces).replace("ConfigMap", "Service"))
         assert_same(("---\n" + text + spaces).encode())
         scalar_last = text.replace("  c: z\n", "")
-        assert fastparse.parse(scalar_last + spaces) is None  # libyaml reads that one
+        assert (fastparse.parse(scalar_last + spaces) is None) is (len(spaces) > 4)
         assert_same(("---\n" + scalar_last + spaces).encode())
 
 

@@ -826,7 +826,7 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
     if style == "|" and count - j > _LONG_BLOCK_LINES and block <= _MOST_PRECOMPILED_INDENT:
         # A long literal (a dashboard, a script): its lines found and stripped by C loops.
         pieces, after = _literal_lines(lines, j, block)
-        chomping = _literal_chomping(lines, after, indent, chomping)
+        chomping = _literal_chomping(lines, after, indent, block, chomping)
         trailing = 0  # empty lines after the last content line
         while pieces:
             last = pieces.pop()
@@ -866,8 +866,8 @@ def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[s
         end = j
     if end == i + 1:
         raise _Bail  # an empty scalar: left to libyaml
-    if j == count and lines.__class__ is _SpacesEnd:
-        raise _Bail  # it runs to a line of spaces without a line break: left to libyaml
+    if j == count and not _spaces_end_is_outside(lines, block):
+        raise _Bail  # it runs to a line of spaces wider than it without a line break: left to libyaml
     trailing = len(body) - (end - (i + 1))  # empty lines after the last content line
     del body[end - (i + 1) :]
     if style == ">" and any("\t" in line for line in body):
@@ -977,17 +977,18 @@ def _without_indentation(text: str, start: int, stop: int, gaps: list[tuple[int,
     return joined.replace("\n" + margin, "\n")
 
 
-def _literal_chomping(lines: list[str], after: int, indent: int, chomping: str | None) -> str | None:
-    """The chomping of a long literal block scalar whose lines end before line ``after``, in a
-    block mapping at ``indent``: its own, but "-" where it runs to a last line without a line
-    break (no break to keep); _Bail where libyaml's rules are left to it."""
+def _literal_chomping(lines: list[str], after: int, indent: int, block: int, chomping: str | None) -> str | None:
+    """The chomping of a long literal block scalar at ``block`` spaces of indentation whose
+    lines end before line ``after``, in a block mapping at ``indent``: its own, but "-" where it
+    runs to a last line without a line break (no break to keep); _Bail where libyaml's rules are
+    left to it."""
     if after < len(lines):
         line = lines[after]
         if len(line) - len(line.lstrip(" ")) > indent:
             raise _Bail  # less indented than the scalar, more than its key: left to libyaml
         return chomping
-    if lines.__class__ is _SpacesEnd:
-        raise _Bail  # a line of spaces follows without a line break: left to libyaml
+    if not _spaces_end_is_outside(lines, block):
+        raise _Bail  # a line of spaces wider than it follows without a line break: left to libyaml
     return "-" if lines.__class__ is _OpenEnd else chomping
 
 
@@ -1406,10 +1407,21 @@ class _OpenEnd(list[str]):
 
 class _SpacesEnd(list[str]):
     """The lines of a document whose last line is spaces without a line break (an editor's
-    indentation left at the end of a file), that line left out: it holds nothing to read, but a
-    block scalar that runs to it is declined (libyaml has rules of its own for such a line)."""
+    indentation left at the end of a file, a helm template's last line), that line left out, and
+    its width: it holds nothing to read. A block scalar that runs to it reads as if it were not
+    there when it is no wider than the scalar's indentation (libyaml's scanner stops at the
+    stream's end before taking it: see _spaces_end_is_outside); a wider one would be content,
+    and the scalar is declined."""
 
-    __slots__ = ()
+    __slots__ = ("width",)
+    width: int
+
+
+def _spaces_end_is_outside(lines: list[str], block: int) -> bool:
+    """Whether a block scalar at ``block`` spaces of indentation that runs to the end of lines
+    reads as if the document ended there: not so where lines end with a line of spaces wider
+    than that, without a line break (see _SpacesEnd)."""
+    return lines.__class__ is not _SpacesEnd or lines.width <= block
 
 
 def _readable_lines(
@@ -1435,6 +1447,7 @@ def _readable_lines(
             text += "\n"
         else:
             ending = _SpacesEnd
+            spaces = len(text) - cut
             text = text[:cut]
     document = document_text(text)
     if document is None or _unreadable(document, screened):
@@ -1449,6 +1462,10 @@ def _readable_lines(
     else:
         lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
+    if ending is _SpacesEnd:
+        spaces_end = _SpacesEnd(lines)
+        spaces_end.width = spaces
+        return spaces_end
     return lines if ending is list else ending(lines)
 
 
@@ -1522,7 +1539,7 @@ class _LiteralSpan(str):
         if style != "|" or explicit or self.block <= indent:
             raise _Bail  # read otherwise: parse reads the lines split (see above)
         document, start, end, block = self.document, self.start, self.end, self.block
-        chomping = _literal_chomping(lines, self.after, indent, chomping)
+        chomping = _literal_chomping(lines, self.after, indent, block, chomping)
         # Its empty lines last (spaces no wider than the indentation) end the value as chomping says.
         stop = end
         while True:
