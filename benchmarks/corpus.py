@@ -155,6 +155,15 @@ MANIFESTS = (
     # DaemonSet, a ConfigMap of CNI configuration).
     Manifest("argo-rollouts-install", "github.com/argoproj/argo-rollouts", "v1.8.3", "manifests/install.yaml"),
     Manifest("calico", "istio.io/istio", "v0.0.0-20260827124520-eed52ebb66ad", "prow/config/calico.yaml"),
+    # Calico's Grafana dashboards: one ConfigMap whose dashboards are JSON on one line each, in
+    # literal block scalars, the last running to a line of spaces without a line break (which
+    # sent the document to libyaml, loading PyYAML, until the reader took it: f0986a9).
+    Manifest(
+        "calico-grafana-dashboards",
+        "github.com/projectcalico/calico",
+        "v1.11.0-cni-plugin.0.20250813170300-a0db560f0520",
+        "manifests/grafana-dashboards.yaml",
+    ),
     # prometheus-operator's install (3.4 MB, CRD-heavy: the CRDs kube-prometheus-stack ships),
     # whose AlertmanagerConfig CRD lists "=" among its matchers' operators.
     Manifest("prometheus-operator-bundle", "github.com/prometheus-operator/prometheus-operator", "v0.75.0", "bundle.yaml"),

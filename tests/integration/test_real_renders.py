@@ -102,13 +102,14 @@ def test_real_renders_read_in_several_processes_give_the_same_result(split_every
             unsplit.add(name)
     # The guard: renders were split, but those with nothing to read (istio's base chart and
     # Envoy Gateway's: CRDs only; kyverno's policies chart: policies only), one document (Envoy
-    # Gateway's add-ons: one ConfigMap), or one document that outweighs the rest so that every
+    # Gateway's add-ons and Calico's dashboards: one ConfigMap each), or one document that outweighs the rest so that every
     # other range is empty (istio's Grafana: its dashboards; karpenter, flagger's load tester).
     assert unsplit == {
         "istio-base",
         "kyverno-policies",
         "envoy-gateway-crds",
         "envoy-gateway-addons",
+        "calico-grafana-dashboards",
         "istio-grafana",
         "karpenter",
         "flagger-loadtester",
