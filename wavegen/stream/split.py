@@ -161,17 +161,12 @@ def split_utf8(data: bytes) -> tuple[list[Piece], bool, bool]:
     ordered, has_directives, screened = _cuts(view)
     del view  # (the pieces take its size again, or more)
     chunks: list[str] = []
-    refused: tuple[int, UnicodeDecodeError] | None = None
     with memoryview(data) as raw:
         for start, end in zip(ordered, ordered[1:], strict=False):  # noqa: RUF007  # (as in split_marked)
             try:
                 chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
             except UnicodeDecodeError as err:
-                refused = start, err
-                break
-    if refused is not None:
-        at, error = refused
-        raise UnicodeDecodeError(error.encoding, data, at + error.start, at + error.end, error.reason)
+                raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
     return _pieces(chunks, True), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
 
 
