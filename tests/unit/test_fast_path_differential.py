@@ -1719,8 +1719,8 @@ def assert_same_field_lines(text: str) -> int:
     """Every field's line read from rows is libyaml's (nodes.line_of); how many the rows told.
     (Rows step over the lines parse says they must, as the engine has them do.)"""
     read = fastparse.parse(text)
-    if read is None:
-        return 0
+    if read is None or read[5]:
+        return 0  # (the engine takes an anchored document's lines from libyaml: rows do not follow aliases)
     root = nodes_module.compose(text)
     assert root is not None
     told = 0
@@ -2344,3 +2344,320 @@ def test_the_pass_through_check_declines_what_libyaml_refuses() -> None:
         assert not fastparse.check_passed_through(text), text
         assert not nodes_module.libyaml_accepts(text), text
         assert_same(("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n" + text).encode())
+
+
+# Anchors, aliases and merge keys as Knative's release manifests write them (yq's "!!merge <<").
+KNATIVE_ANCHORS = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: config-logging
+data:
+  level: info
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller
+  labels: &labels  # shared below
+    app: controller
+spec:
+  selector:
+    matchLabels: &match
+      app: controller
+  template:
+    metadata:
+      labels:
+        !!merge <<: *labels
+        tier: control
+    spec:
+      containers:
+      - name: c
+        readinessProbe: &probe
+          httpGet:
+            path: /ready
+          periodSeconds: 5
+        livenessProbe:
+          !!merge <<: *probe
+          periodSeconds: 10
+        envFrom: &refs
+        - configMapRef:
+            name: config-logging
+      initContainers:
+      - name: i
+        envFrom: *refs
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: r
+rules:
+- apiGroups: [""]
+  verbs: &everything
+  - get
+  - list
+- apiGroups: [apps]
+  verbs: *everything
+- apiGroups: [batch]
+  verbs: &everything
+  - get
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+spec:
+  versions:
+  - &version
+    name: v1
+    served: true
+    schema:
+      openAPIV3Schema:
+        properties: &props
+          spec:
+            type: object
+  - <<: *version
+    name: v2
+    storage: true
+"""
+
+
+def test_anchors_aliases_and_merge_keys_are_read_without_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons below: the reader takes Knative's shapes (an anchor defined twice in a
+    document passed through, too), sharing what an alias names as libyaml's path does."""
+    pieces = [p.text for p in split_stream(KNATIVE_ANCHORS) if p.has_content()]
+    reads = [fastparse.parse(text) for text in pieces]
+    assert [None if read is None else read[5] for read in reads] == [
+        0,
+        fastparse.ALIASED,
+        fastparse.PARSED_ONLY,
+        fastparse.ALIASED,
+    ]
+    deployment = reads[1][0]  # type: ignore[index]
+    template = deployment["spec"]["template"]
+    assert list(template["metadata"]["labels"].items()) == [("tier", "control"), ("app", "controller")]
+    containers = template["spec"]["containers"]
+    probe = containers[0]["livenessProbe"]
+    assert list(probe) == ["periodSeconds", "httpGet"] and probe["httpGet"] is containers[0]["readinessProbe"]["httpGet"]
+    assert template["spec"]["initContainers"][0]["envFrom"] is containers[0]["envFrom"]
+    crd = reads[3][0]  # type: ignore[index]
+    assert crd["spec"]["versions"][1]["schema"] is crd["spec"]["versions"][0]["schema"]
+    # A run reads all of it without PyYAML; the changed Deployment is rendered as the reference
+    # path renders a document with aliases (a round trip), with the same hash.
+    expected = run([InputDocument("k.yaml", KNATIVE_ANCHORS.encode())], Options(), fast=False)
+    monkeypatch.setattr(nodes_module, "compose", lambda *args: pytest.fail("composed"))
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda *args: pytest.fail("checked by libyaml"))
+    result = run([InputDocument("k.yaml", KNATIVE_ANCHORS.encode())], Options())
+    assert result.outputs == expected.outputs and result.fallbacks == expected.fallbacks == ["k.yaml, document 2"]
+    assert b"wavegen.io/config-hash" in result.outputs[0]
+
+
+def test_anchors_aliases_and_merge_keys_read_as_libyamls_path_reads_them() -> None:
+    assert_same(KNATIVE_ANCHORS.encode())
+    assert_same(KNATIVE_ANCHORS.replace("kind: ClusterRole", "kind: ConfigMap").encode())  # the anchor twice: an error
+
+
+def _anchored_configmap(body: str) -> bytes:
+    return f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n{body}".encode()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: &x\n  k: 1\nb: *x\n",
+        "a: &x\nb: *x\n",  # an anchored null
+        "a: &x # c\n  k: 1\nb: *x  # c\n",
+        "a: *x\n",  # undefined
+        "a: &x\n  k: 1\nb: &x\n  k: 2\n",  # defined twice
+        "a: &x\n  k: 1\nb: &x\n",  # defined twice, the second last
+        "a: &x\n  k: *x\n",  # inside itself
+        "a: &x\n  - *x\n",
+        "a: &x\n  b:\n    c: *x\n",
+        "a: &x\n  k: 1\nb:\n  <<: *x\n  k: 2\n  j: 3\n",  # its own keys win
+        "a: &x\n  k: 1\nb:\n  k: 2\n  <<: *x\n",
+        "a: &x\n  k: 1\n  m: 1\nc: &y\n  m: 2\n  n: 2\nb:\n  <<: *x\n  <<: *y\n",  # two merge keys
+        "a: &x\n  - k: 1\n  - k: 2\n    j: 2\nb:\n  <<: *x\n",  # a sequence of mappings
+        "a: &x\n  - k: 1\n  - 2\nb:\n  <<: *x\n",  # not all mappings
+        "a: &x\n  - 1\nb:\n  !!merge <<: *x\n",
+        "a: &x\nb:\n  <<: *x\n",  # a merge of null
+        "a: &x\n  k: 1\nb:\n  <<: *y\n",
+        "a: &x\n  k: 1\nb:\n  '<<': *x\n",  # a quoted key: no merge
+        "a: &x\n  <<: *x\n",
+        "a: &x\n  k: 1\nb: &y\n  <<: *x\n  j: 2\nc:\n  <<: *y\n",  # a merged mapping merged
+        "a:\n- &x\n  k: 1\n- <<: *x\n  j: 2\n- !!merge <<: *x\n- *x\n",
+        "a:\n- &x\n- *x\n",
+        "a: &x\n- 1\nb: *x\n",  # a sequence at its key's column
+        "a: &x 1\nb: *x\n",  # an anchored scalar: left to libyaml
+        "a: &x\n  1\nb: *x\n",
+        "a: &x [1]\nb: *x\n",
+        "a: &x\n  k: 1\nb: *x x\n",
+        "a: &x\n  k: 1\nb: *x:\n",
+        "a: &x\n  k: 1\nb: [*x]\n",
+        "a: &x\n  k: 1\nb:\n  <<: [*x]\n",
+        "a: &x\n  k: 1\nb:\n  << : *x\n",
+        "a: &x\n  k: 1\n*x : 1\n",
+        "&x a: 1\n",
+        "a: &x\n  k: 1\nb: !!map *x\n",
+        "a: &x\n  k: 1\nb:\n  !!merge <<:   *x   # c\n",
+        "a: &\n  k: 1\n",
+        "a: &x\n  k: 1\nb: *\n",
+    ],
+)
+def test_properties_of_every_shape_read_as_libyamls_path_reads_them(body: str) -> None:
+    assert_same(_anchored_configmap(body))
+    assert_same(_anchored_configmap(body).replace(b"kind: ConfigMap", b"kind: Role"))  # passed through
+
+
+@pytest.mark.parametrize("by", ["items", "merge keys"])
+def test_aliases_that_expand_too_far_are_refused_on_both_paths(by: str) -> None:
+    """Forty of the level below at each of four levels: too many nodes for libyaml's path, though
+    merge keys add no new key to the reader's mappings."""
+    lines = ["a0: &a0\n  - x\n" if by == "items" else "a0: &a0\n  k: x\n"]
+    for level in range(1, 5):
+        previous = f"*a{level - 1}"
+        lines.append(f"a{level}: &a{level}\n" + (f"  - {previous}\n" if by == "items" else f"  <<: {previous}\n") * 40)
+    data = _anchored_configmap("".join(lines))
+    assert fastparse.parse(data.decode().split("---\n", 1)[1])[5] == fastparse.PARSED_ONLY  # type: ignore[index]
+    ran, _ = _outcome(data, Options(missing="ignore"), True)
+    assert ran[0] == "error" and "aliases expand" in ran[1]
+    assert_same(data)
+    fewer = data.replace(b"a4: &a4", b"a4: &a4\n  k: x\na5:").replace(b"\n  - *a3" if by == "items" else b"\n  <<: *a3", b"")
+    assert fastparse.parse(fewer.decode().split("---\n", 1)[1])[5] == fastparse.ALIASED  # type: ignore[index]
+
+
+def test_an_anchor_nobody_reads_is_read_whole_for_the_aliases_the_planner_reads() -> None:
+    """The anchored collection sits under a key the planner does not read; an alias of it, where
+    the planner reads, names the ConfigMap whose hash the template gets."""
+    text = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n"
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  x-refs: &refs\n"
+        "  - configMapRef:\n      name: cm\n  x-volume: &volume\n    configMap:\n      name: cm\n"
+        "  template:\n    spec:\n      containers:\n      - name: c\n        envFrom: *refs\n"
+        "      volumes:\n      - name: v\n        <<: *volume\n"
+    )
+    result = run([InputDocument("d.yaml", text.encode())], Options())
+    assert result.fallbacks == ["d.yaml, document 2"] and b"config-hash" in result.outputs[0]
+    assert_same(text.encode(), Options())
+
+
+@st.composite
+def anchored(draw: st.DrawFn) -> bytes:
+    """Documents whose blocks carry anchors, and later keys and items aliases and merge keys:
+    mostly of collections closed before (a merge key's mostly of a mapping); now and then of a
+    name defined twice, never defined, or still open (inside its own block)."""
+    closed: dict[str, str] = {}  # name: "map", "seq" or "null"
+    opened: list[str] = []
+    comment = st.sampled_from(["", "  # c"])
+
+    def new_name() -> str:
+        every = [*closed, *opened]
+        if every and draw(st.integers(0, 29)) == 0:
+            return draw(st.sampled_from(every))  # defined twice
+        return f"a{len(every)}"
+
+    def alias(kind: str, otherwise: str) -> str:
+        """An alias, mostly of a closed collection of ``kind``; ``otherwise`` where none is defined yet."""
+        luck = draw(st.integers(0, 39))
+        preferred = [name for name, its in closed.items() if its == kind]
+        if luck < 34 and preferred:
+            return "*" + draw(st.sampled_from(preferred))
+        if luck < 37 and closed:
+            return "*" + draw(st.sampled_from(list(closed)))
+        if luck < 39 and opened:
+            return "*" + draw(st.sampled_from(opened))
+        return "*zz" if luck == 39 else otherwise
+
+    def opening(name: str) -> None:
+        if name:
+            opened.append(name)
+
+    def closing(name: str, kind: str) -> None:
+        if name:
+            opened.remove(name)
+            closed[name] = kind
+
+    def items(depth: int, column: int) -> list[str]:
+        out: list[str] = []
+        for _ in range(draw(st.integers(1, 3))):
+            item = draw(st.integers(0, 3))
+            if item == 0:
+                out.append(f"{' ' * column}- {alias(draw(st.sampled_from(['map', 'seq', 'null'])), 'v')}")
+            elif item == 1:
+                name = new_name()
+                out.append(f"{' ' * column}- &{name}")
+                opening(name)
+                out.extend(block(depth + 1, column + 2))
+                closing(name, "map")
+            else:
+                inner = block(depth + 1, column + 2)
+                inner[0] = " " * column + "- " + inner[0].lstrip(" ")
+                out.extend(inner)
+        return out
+
+    def block(depth: int, indent: int) -> list[str]:
+        out: list[str] = []
+        pad = " " * indent
+        step = draw(st.integers(1, 3))
+        for index in range(draw(st.integers(1, 3))):
+            key = f"k{index}"
+            choice = draw(st.integers(0, 7 if depth < 3 else 3))
+            if choice == 0:
+                out.append(f"{pad}{key}: {draw(st.sampled_from(['v', '1', '~', '{}', 'cm']))}")
+            elif choice == 1:
+                out.append(f"{pad}{key}: {alias(draw(st.sampled_from(['map', 'seq', 'null'])), 'v')}{draw(comment)}")
+            elif choice == 2:
+                merged = alias("map", "")
+                merge = draw(st.sampled_from(["<<", "!!merge <<"])) if merged else key
+                out.append(f"{pad}{merge}: {merged or 'v'}{draw(comment)}")
+            elif choice == 3:
+                name = new_name()
+                out.append(f"{pad}{key}: &{name}{draw(comment)}")
+                closed[name] = "null"
+            elif choice in (4, 5):
+                name = new_name() if choice == 4 else ""
+                out.append(f"{pad}{key}:{f' &{name}' if name else ''}{draw(comment)}")
+                opening(name)
+                out.extend(block(depth + 1, indent + step))
+                closing(name, "map")
+            else:
+                name = new_name() if choice == 6 else ""
+                out.append(f"{pad}{key}:{f' &{name}' if name else ''}")
+                column = indent + draw(st.sampled_from([0, step]))
+                opening(name)
+                out.extend(items(depth, column))
+                closing(name, "seq")
+        return out
+
+    kind = draw(st.sampled_from(["ConfigMap", "Deployment", "Role"]))
+    body = "\n".join(block(0, 2)) + "\n"
+    template = (
+        f"  template:\n    metadata:\n      labels: {alias('map', '{}')}\n    spec:\n      containers:\n      - name: c\n"
+        f"        envFrom: {alias('seq', '[]')}\n"
+        if kind == "Deployment" and draw(st.booleans())
+        else ""
+    )
+    configmap = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n"
+    return f"{configmap}---\napiVersion: v1\nkind: {kind}\nmetadata:\n  name: n\nspec:\n{body}{template}".encode()
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(anchored())
+def test_generated_anchors_aliases_and_merge_keys(data: bytes) -> None:
+    assert_same(data)
+
+
+@pytest.mark.parametrize("aliased", [True, False])
+def test_findings_under_anchors_are_placed_as_libyaml_places_them(aliased: bool) -> None:
+    """A missing ConfigMap named inside an anchored collection and, through an alias, in another
+    container: both findings carry libyaml's lines (an alias's at its anchor's)."""
+    init = "      initContainers:\n      - name: i\n        envFrom: *refs\n" if aliased else ""
+    text = (
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n"
+        "    metadata:\n      labels: &labels\n        app: d\n    spec:\n      containers:\n      - name: c\n"
+        "        envFrom: &refs\n        - configMapRef:\n            name: absent\n" + init
+    )
+    result = run([InputDocument("d.yaml", text.encode())], Options())
+    assert len([f for f in result.findings if "absent" in f.message]) == (2 if aliased else 1)
+    assert fastparse.parse(text.split("---\n", 1)[1])[5] == (fastparse.ALIASED if aliased else fastparse.ANCHORED)  # type: ignore[index]
+    assert_same(text.encode(), Options())

@@ -109,8 +109,17 @@ def test_a_bundle_the_reader_takes_whole_is_transformed_without_pyyaml(fixture: 
 
 
 def test_the_import_check_sees_pyyaml(tmp_path: Path) -> None:
-    # an anchor is outside the subset: libyaml composes that document, so the probe can fail
-    assert "yaml" in imported_by(["transform", str(FIXTURES / "anchors" / "input.yaml")], tmp_path)
+    # an anchored scalar is outside the subset: libyaml composes that document, so the probe can fail
+    bundle = tmp_path / "anchored-scalar.yaml"
+    bundle.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: &x v\n  b: *x\n")
+    assert "yaml" in imported_by(["transform", str(bundle)], tmp_path)
+
+
+def test_anchors_aliases_and_merge_keys_are_transformed_without_pyyaml(tmp_path: Path) -> None:
+    """The anchors fixture: its Deployment is re-emitted through ruamel.yaml (as the reference path
+    does with aliases), but read, checked and hashed without PyYAML."""
+    modules = imported_by(["transform", str(FIXTURES / "anchors" / "input.yaml")], tmp_path)
+    assert heavy(modules, ("yaml",)) == [] and "ruamel" in modules
 
 
 def test_transform_writing_a_file_imports_no_tempfile(tmp_path: Path) -> None:

@@ -302,8 +302,9 @@ def _not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> WavegenError:
 
 # A document the subset reader read: its body, its root's line, and what the planner reads of it.
 # body (or _PLANNED), root line, the planner's reads and identity, where the pod template
-# starts, whether libyaml must still check the text, and the lines its rows step over (see fastparse.parse)
-_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, fastparse.Covered]
+# starts, whether libyaml must still check the text, the lines its rows step over, and whether it
+# defines or uses anchors (see fastparse.parse)
+_Read = tuple[Mapping[str, Any], int, PlanReads, Identity | None, fastparse.TemplateStart | None, bool, fastparse.Covered, int]
 # The body of an object whose reads and identity are all the planner needs of it.
 # (types.MappingProxyType is this type: importing types costs a run 0.2 ms.)
 _PLANNED: Mapping[str, Any] = type(type.__dict__)({})
@@ -393,8 +394,14 @@ class Engine:
             for body, line, item, item_reads, item_identity in read:
                 self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
             return
-        body, root_line, reads, identity, template, _, covered = read
+        body, root_line, reads, identity, template, _, covered, anchored = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
+        if anchored:
+            # Rows do not follow aliases: its fields' lines and its template come from libyaml's
+            # nodes, and a document that uses an alias is rendered as the reference path renders it.
+            if anchored == fastparse.ALIASED:
+                parsed.aliased.add(piece_index)
+            return
         parsed.fast_read[piece_index] = template
         if covered:
             parsed.covered[piece_index] = covered
@@ -426,9 +433,9 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, None, self.row_cache, self.screened)
         if fast is None:
             return None
-        body, root_line, _, _, covered = fast  # read whole (no fields): nothing is left for libyaml to check
+        body, root_line, _, _, covered, anchored = fast  # read whole (no fields): nothing is left for libyaml to check
         kind, items = body.get("kind"), body.get("items")
-        if covered or not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
+        if covered or anchored or not isinstance(kind, str) or not kind.endswith("List") or not isinstance(items, list):
             return None
         try:
             self._check_object(body, root_line)
@@ -464,7 +471,9 @@ class Engine:
         fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screened)
         if fast is None:
             return None
-        body, root_line, template, shaped, covered = fast
+        body, root_line, template, shaped, covered, anchored = fast
+        if anchored & fastparse.PARSED_ONLY:
+            return None  # valid YAML, but libyaml's path refuses it, or reads another value: it words that
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
         body_kind = body.get("kind")
@@ -476,10 +485,10 @@ class Engine:
         except WavegenError:
             return None
         if self.reader is None:
-            return body, root_line, None, None, template, shaped, covered
+            return body, root_line, None, None, template, shaped, covered, anchored
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered
+        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered, anchored
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""

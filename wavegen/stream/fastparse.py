@@ -3,9 +3,10 @@
 Every document this reader accepts is one libyaml accepts too, with the same value: it
 takes block mappings and sequences; plain and quoted scalars (also over several lines;
 double-quoted with escapes), ``|`` and ``>`` block scalars with their indicators, flow
-collections (also over several lines) and comments; it checks indentation as it goes, and
-returns None for anything else (tabs but in literal block scalars and comments, anchors,
-tags, directives, unprintable characters...), which then goes through libyaml. CRLF line
+collections (also over several lines), comments, and anchors of block collections with their
+aliases and merge keys (see anchors.py); it checks indentation as it goes, and returns None
+for anything else (tabs but in literal block scalars and comments, anchored scalars, tags,
+directives, unprintable characters...), which then goes through libyaml. CRLF line
 breaks are read as LF (libyaml's values have LF only); a last line without a line break as
 if it had one, but in a block scalar.
 Plain scalars resolve through resolver.py's table, held to PyYAML's by its tests; the
@@ -29,6 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from typing import Any
+
+    from .anchors import Anchors
 else:
     Any = object
 
@@ -1079,6 +1082,13 @@ def _plain_value(text: str, plains: dict[str, Any]) -> Any:
     return value
 
 
+# The merge key ``<<``, or ``!!merge <<``, as a row's key: known by identity, and no key of a
+# document the reader reads (it refuses a NUL; a quoted "<<" is a string key).
+_MERGE = "\x00<<"
+# The merge key tagged as such (as yq writes it), of an alias: the alias and what follows it.
+_TAGGED_MERGE = r"!!merge ++<<: ++(\*.*+)"
+
+
 def _row(line: str, plains: dict[str, Any]) -> _Row:
     # One function, not several: it runs once for every distinct line of a bundle.
     if "\t" in line and line.lstrip(" ")[:1] != "#":
@@ -1117,9 +1127,13 @@ def _row(line: str, plains: dict[str, Any]) -> _Row:
     value = None
     if (dash or key) and rest[:1] == "#":
         rest = ""  # a comment after the key or dash
+    if not key and rest[:2] == "!!" and (merge := patterns.fullmatch(_TAGGED_MERGE, rest)) is not None:
+        return column, dash, _MERGE, merge.group(1), _OTHER, None
     if not dash and not key:
         shape = _BLANK if not rest or rest[0] == "#" else _SCALAR
     elif key and not quoted and not _good_key(key):
+        if key == "<<" and rest[:1] == "*":
+            return column, dash, _MERGE, rest, _OTHER, None  # the merge key, of an alias (the reader reads no other)
         shape = _BAD_KEY
     elif not rest:
         shape = _EMPTY
@@ -1169,9 +1183,15 @@ TemplateStart = tuple[tuple[str, ...], int, int]
 # as over blank lines; list_item_lines may be used only where there are none.
 Covered = tuple[tuple[int, int], ...]
 # The value, the root's line, where the pod template starts, whether some of the text was
-# only shaped, not checked (flow collections nobody reads): then libyaml must check it, and
-# the lines rows must step over to tell the document's structure (see Covered).
-Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, Covered]
+# only shaped, not checked (flow collections nobody reads): then libyaml must check it, the
+# lines rows must step over to tell the document's structure (see Covered), and whether the
+# document defines anchors (ANCHORED) or uses them (ALIASED: an alias or a merge key, libyaml's
+# path's has_alias): then rows are no map of its values, and its lines and template are libyaml's.
+# PARSED_ONLY: libyaml's parser accepts the text, but its composer or libyaml's path refuses it or
+# reads another value (an anchor defined twice, an undefined or recursive alias, a merge of no
+# mapping, too many nodes expanded): good to check a document passed through, not to read one.
+Read = tuple[dict[Any, Any], int, TemplateStart | None, bool, Covered, int]
+ANCHORED, ALIASED, PARSED_ONLY = 1, 2, 4
 
 
 def _copied(value: Any) -> Any:
@@ -1246,6 +1266,13 @@ def _flow_shaped(rest: str, room: int) -> bool:
     return opens == rest.count("]") + rest.count("}") and opens <= min(_FLOW_DEPTH, room + 1)
 
 
+def _anchors(lines: list[str]) -> Anchors:
+    """A document's anchors, the first time it has one: the module is imported then (see anchors.py)."""
+    from .anchors import Anchors
+
+    return Anchors(lines, _Bail)
+
+
 def _read(
     lines: list[str], rows: list[_Row | None], i: int, fields: FieldTree | None, known: dict[str, Any], cache: RowCache
 ) -> Read:
@@ -1274,6 +1301,8 @@ def _read(
     pending: Any = None  # the mapping (or sequence) whose last key ("key:") awaits a nested value
     pending_key: Any = None
     pending_column = 0
+    pending_anchor: str | None = None  # the anchor of that value ("key: &name")
+    anchors: Anchors | None = None
     while i < count:
         column, dash, key, rest, shape, value = rows[i] or _row_at(rows, lines, i, cache, known)
         if shape <= _BAD_KEY:
@@ -1282,7 +1311,7 @@ def _read(
                 continue
             if shape == _SCALAR and pending is not None and column > pending_column:
                 # "key:" (or "-") with its value on the next line: a scalar or a flow collection
-                if rest[0] in "|>-?:" and not _plain_start(rest):
+                if (rest[0] in "|>-?:" and not _plain_start(rest)) or pending_anchor is not None:
                     raise _Bail
                 pending[pending_key], end = _inline(lines, rest, i, pending_column, _MOST_ENCLOSING - len(enclosing))
                 if _reaches_block(lines, rest, i, end, pending_column):
@@ -1311,10 +1340,16 @@ def _read(
                     pending[pending_key] = nested  # the item of a "-" alone (its key is an index)
                 else:
                     kept = _UNKEPT  # read and checked, then dropped with its document
+                if pending_anchor is not None:
+                    anchors.define(pending_anchor, nested)  # type: ignore[union-attr]  # made with the anchor
+                    kept = None  # read whole: an alias may stand for it where the planner reads it
                 top = column
                 block = nested
                 in_sequence = bool(dash)
+            elif pending_anchor is not None:
+                anchors.define(pending_anchor, None)  # type: ignore[union-attr]  # made with the anchor
             pending = None
+            pending_anchor = None
         if column != top or (in_sequence and not dash):
             while top > column or (top == column and in_sequence and not dash):
                 if not enclosing:
@@ -1337,6 +1372,20 @@ def _read(
                     pending = block
                     pending_key = len(block) - 1
                     pending_column = column
+                    i += 1
+                    continue
+                if rest[0] in "&*":
+                    if anchors is None:
+                        anchors = _anchors(lines)
+                    if rest[0] == "&":
+                        # "- &name": the item is the block on the next lines (null without one)
+                        block.append(None)
+                        pending = block
+                        pending_key = len(block) - 1
+                        pending_column = column
+                        pending_anchor = anchors.name(rest)
+                    else:
+                        block.append(anchors.target(rest, block, enclosing))
                     i += 1
                     continue
                 if rest[0] == "-" and not _plain_start(rest):
@@ -1389,12 +1438,33 @@ def _read(
             if _reaches_block(lines, rest, i, end, column):
                 covered.append((i + 1, end))
             i = end
+        elif rest[0] in "&*":
+            if anchors is None:
+                anchors = _anchors(lines)
+            if rest[0] == "&":
+                # "key: &name": like "key:", the value a block on the next lines, else null
+                block[key] = None
+                pending = block
+                pending_key = key
+                pending_column = column
+                pending_anchor = anchors.name(rest)
+            elif key is _MERGE:
+                anchors.merge(block, anchors.target(rest, block, enclosing))
+            else:
+                block[key] = anchors.target(rest, block, enclosing)
+            i += 1
         else:
             block[key], end = _inline(lines, rest, i, column, _MOST_ENCLOSING - len(enclosing))
             if _reaches_block(lines, rest, i, end, column):
                 covered.append((i + 1, end))
             i = end
-    return root, root_line, template, shaped, tuple(covered)
+    if anchors is None:
+        return root, root_line, template, shaped, tuple(covered), 0
+    if pending_anchor is not None:
+        anchors.define(pending_anchor, None)  # (so that one defined twice is still found)
+    anchors.apply()
+    flag = PARSED_ONLY if anchors.parsed_only else ALIASED if anchors.used else ANCHORED
+    return root, root_line, template, shaped, tuple(covered), flag
 
 
 class _OpenEnd(list[str]):

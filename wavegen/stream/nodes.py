@@ -13,7 +13,7 @@ from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
 from .resolver import BOOL_TAG, MAP_TAG, MERGE_TAG, NULL_TAG, SEQ_TAG, STR_TAG
-from .tree import MAX_DEPTH, field_parts, mapping_get, node_at
+from .tree import MAX_DEPTH, MAX_EXPANDED_NODES, field_parts, mapping_get, node_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +32,6 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     HAVE_LIBYAML = False
 
 _TRUE_WORDS = frozenset(("yes", "true", "on", "y"))
-
-# An alias can make a small document describe an enormous one; refuse before expanding.
-MAX_EXPANDED_NODES = 1_000_000
 
 
 # Cheap bound first: every flow level needs a "[" or "{", and block levels are bounded by

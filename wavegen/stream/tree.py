@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 # nesting level: a deep document would overflow the C stack (segfault) or exhaust Python's
 # recursion limit, and libyaml's flow-level bookkeeping is quadratic in the depth.
 MAX_DEPTH = 128
+# An alias can make a small document describe an enormous one; refuse before expanding.
+MAX_EXPANDED_NODES = 1_000_000
 
 
 class Node:
