@@ -164,6 +164,23 @@ MANIFESTS = (
         "v1.11.0-cni-plugin.0.20250813170300-a0db560f0520",
         "manifests/grafana-dashboards.yaml",
     ),
+    # Knative's RabbitMQ event source (41 KB) and eventing core 1.13.1 (225 KB), as Knative's
+    # operator ships them: labels, probes, RBAC verbs and CRD versions shared with anchors,
+    # aliases and merge keys (`!!merge <<: *probe`), which sent their documents to libyaml,
+    # loading PyYAML, until the reader took them. (Its GitHub source defines an anchor twice in
+    # one document, which PyYAML's composer refuses: a bare load of it stops there.)
+    Manifest(
+        "knative-rabbitmq-source",
+        "knative.dev/operator",
+        "v0.42.2",
+        "cmd/operator/kodata/eventing-source/1.15/rabbitmq/rabbitmq-source.yaml",
+    ),
+    Manifest(
+        "knative-eventing-core",
+        "knative.dev/operator",
+        "v0.42.2",
+        "cmd/operator/kodata/knative-eventing/1.13.1/2-eventing-core.yaml",
+    ),
     # prometheus-operator's install (3.4 MB, CRD-heavy: the CRDs kube-prometheus-stack ships),
     # whose AlertmanagerConfig CRD lists "=" among its matchers' operators.
     Manifest("prometheus-operator-bundle", "github.com/prometheus-operator/prometheus-operator", "v0.75.0", "bundle.yaml"),
