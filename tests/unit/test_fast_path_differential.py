@@ -2047,7 +2047,7 @@ def _libyaml_takes(text: str) -> bool:
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.one_of(documents(), nested(), styled(), quoted_over_lines_documents(), workloads()))
+@given(st.one_of(documents(), nested(), styled(), quoted_over_lines_documents(), workloads(), st.deferred(lambda: anchored())))
 def test_the_pass_through_check_accepts_only_what_libyaml_accepts(data: bytes) -> None:
     """check_passed_through vouches for a document only when libyaml takes it; the strategies
     draw every style, valid or not, and keys twice or of other types (which libyaml allows)."""
@@ -2077,13 +2077,14 @@ def _mutate(draw: st.DrawFn, lines: list[str]) -> None:
     elif how == 3:
         lines[index] = pad + ("- " + content if not content.startswith("- ") else content[2:])  # a dash more or less
     elif how == 4:
-        lines.insert(index, pad + draw(st.sampled_from(["x", "x y", "'q'", "[a]", "- x", "x:", "? x", "|", "k: v"])))
+        inserted = ["x", "x y", "'q'", "[a]", "- x", "x:", "? x", "|", "k: v", "&a", "*a", "- &a", "k: *a", "!!merge <<: *a"]
+        lines.insert(index, pad + draw(st.sampled_from(inserted)))
     elif how == 5:
         lines.insert(index, pad + "  " + draw(st.sampled_from(["x", "k: v", "- x", "# c", "'q'", "x #c"])))
     elif how == 6:
         lines.insert(index, draw(st.sampled_from(["", "  ", "#c", "x", "k: v", "- x"])))
     elif how == 7:
-        lines[index] = line + draw(st.sampled_from([":", " x", ": y", " #c", " '", ' "', " [", " |", "  "]))
+        lines[index] = line + draw(st.sampled_from([":", " x", ": y", " #c", " '", ' "', " [", " |", "  ", " &a", " *a", " &"]))
     else:  # a tab: indentation, separation or text, as editors put them
         at = draw(st.integers(0, len(line)))
         lines[index] = line[:at] + "\t" + line[at:]
@@ -2092,7 +2093,7 @@ def _mutate(draw: st.DrawFn, lines: list[str]) -> None:
 @st.composite
 def mutated(draw: st.DrawFn) -> str:
     """A valid document passed through (a Service), with one line mutated (see _mutate)."""
-    source = draw(st.one_of(nested(), styled(), quoted_over_lines_documents()))
+    source = draw(st.one_of(nested(), styled(), quoted_over_lines_documents(), st.deferred(lambda: anchored())))
     text = source.decode().replace("kind: ConfigMap", "kind: Service").replace("kind: Deployment", "kind: Service")
     pieces = [p for p in _pieces(text.encode()) if p.strip()]
     lines = draw(st.sampled_from(pieces)).split("\n")[:-1]
@@ -2427,6 +2428,7 @@ def test_anchors_aliases_and_merge_keys_are_read_without_libyaml(monkeypatch: py
     """Guards the comparisons below: the reader takes Knative's shapes (an anchor defined twice in a
     document passed through, too), sharing what an alias names as libyaml's path does."""
     pieces = [p.text for p in split_stream(KNATIVE_ANCHORS) if p.has_content()]
+    assert all(fastparse.check_passed_through(text) for text in pieces)
     reads = [fastparse.parse(text) for text in pieces]
     assert [None if read is None else read[5] for read in reads] == [
         0,
@@ -2507,6 +2509,36 @@ def _anchored_configmap(body: str) -> bytes:
 def test_properties_of_every_shape_read_as_libyamls_path_reads_them(body: str) -> None:
     assert_same(_anchored_configmap(body))
     assert_same(_anchored_configmap(body).replace(b"kind: ConfigMap", b"kind: Role"))  # passed through
+    text = _anchored_configmap(body).decode().split("---\n", 1)[1]
+    if fastparse.check_passed_through(text):
+        assert _libyaml_takes(text)
+
+
+@pytest.mark.parametrize(
+    ("body", "taken"),
+    [
+        ("a: &x\n  k: 1\nb: *x\n", True),
+        ("a: &x  # c\n  - 1\nb: *x  # c\nc:\n  <<: *x\n  !!merge <<: *x\n", True),
+        ("a:\n- &x\n  k: 1\n- <<: *x\n- !!merge <<: *x\n  j: 2\n- *x\n- &y\n- *y\n", True),
+        ("a: &x\n- 1\nb: *zz\nc: &x\n", True),  # undefined, and defined twice: the parser takes both
+        ("a: &x\n  k: 1\nb:\n  *x\n", False),  # an alias on the line after its key: left to libyaml
+        ("a:\n- &y\n  *x\n", False),  # an anchor of an alias, which libyaml refuses
+        ("a: &y\n  *x\n", False),
+        ("a: *x\n  b: 1\n", False),  # a block after an alias
+        ("a: *x\n  b\n", False),
+        ("a:\n- *x\n  b: 1\n", False),
+        ("a: !!str *x\n", False),  # a tag on an alias
+        ("a: &x !!str *y\n", False),
+        ("a:\n  &x\n", False),  # an anchor of nothing on a line of its own: left to libyaml
+        ("a: &x &y\n  k: 1\n", False),
+        ("a:\n  !!merge k: *x\n", False),
+        ("a: *x:\n", False),
+    ],
+)
+def test_the_pass_through_check_takes_anchors_aliases_and_merge_keys_as_libyamls_parser_does(body: str, taken: bool) -> None:
+    text = f"kind: Role\nspec:\n{''.join('  ' + line + chr(10) for line in body.splitlines())}"
+    assert fastparse.check_passed_through(text) is taken, text
+    assert _libyaml_takes(text) or not taken, text
 
 
 @pytest.mark.parametrize("by", ["items", "merge keys"])

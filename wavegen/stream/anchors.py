@@ -11,7 +11,7 @@ nodes.py), and merges a mapping's merge keys after its own keys, each source's n
 from __future__ import annotations
 
 from . import patterns
-from .tree import MAX_EXPANDED_NODES
+from .tree import MAX_EXPANDED_NODES, PROPERTY
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,11 +20,6 @@ if TYPE_CHECKING:
     from ..core.plan import FieldTree
 
 _UNDEFINED = object()
-
-
-# An anchor or an alias that is all of a value, and a comment after it (libyaml's name characters).
-# A property before a scalar or a tag, or followed by what a name may not hold, is left to libyaml.
-_PROPERTY = r"[&*]([0-9A-Za-z_-]++)(?: *+| ++#.*+)"
 
 
 class Anchors:
@@ -55,7 +50,7 @@ class Anchors:
 
     def name(self, rest: str) -> str:
         """The name of the anchor or alias that is all of ``rest``."""
-        match = patterns.fullmatch(_PROPERTY, rest)
+        match = patterns.fullmatch(PROPERTY, rest)
         if match is None:
             raise self.refuse
         return match.group(1)

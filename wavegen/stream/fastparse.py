@@ -22,7 +22,7 @@ from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
 from . import patterns
 from .resolver import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, implicit_tag
-from .tree import MAX_DEPTH, MappingNode, Node, ScalarNode, SequenceNode, field_parts
+from .tree import MAX_DEPTH, PROPERTY, MappingNode, Node, ScalarNode, SequenceNode, field_parts
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in the type aliases below.
@@ -1744,7 +1744,7 @@ CheckCache = dict[str, CheckRow]
 # Kinds: the dashes last (``kind >= _C_DASH``), the line nobody here reads among them, then
 # an item whose line opens more sequences ("- - x", "- - key: x", as Argo Workflows write steps).
 _C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER, _C_DASHES, _C_DASHES_KEY = range(9)
-_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW = range(7)
+_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW, _V_ANCHOR, _V_ALIAS = range(9)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
@@ -1764,7 +1764,7 @@ _SIMPLY_QUOTED = r"""(?:"[^"\\\t]*+"|'[^'\t]*+')(?: *+| ++#[^\t]*+)"""
 _USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN}|( ++){_SIMPLY_QUOTED})?|(- ++)?{_SAFE_PLAIN})"
 _Usual = Callable[[str], "re.Match[str] | None"]
 # The step of a key line by the kind of its value (see CheckRow).
-_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
+_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE, _S_OPEN, _S_DONE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
 # block levels around it, the document stays within the depth limit.
 _CHECK_FLOW_ROOM = 8
@@ -1806,7 +1806,15 @@ def _check_value(rest: str) -> int:
         return _V_DONE
     if first == "!":  # "!!str 9288", as _str_tagged reads it (a continuation line is left to libyaml)
         tagged = _check_value(_after_str_tag(rest))
-        return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER
+        return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER  # (libyaml refuses a tag on an alias)
+    if first in "&*":
+        # An anchor that is all of a value is the property of the node on the next lines, as
+        # "key:" alone has one there (or none: null); an alias is a whole value on its line, as
+        # a quoted scalar is, but never after a property (so never on the line after its key:
+        # "key: &a" may stand there). libyaml's parser takes any name, defined or not, or twice.
+        if patterns.fullmatch(PROPERTY, rest) is None:
+            return _V_OTHER
+        return _V_ANCHOR if first == "&" else _V_ALIAS
     if _plain_line(rest):
         return _V_PLAIN
     # "=" and "<<" alone are plain scalars to libyaml's parser, all a document passed through
@@ -1855,6 +1863,11 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
         content = inner
         kind = _C_DASHES if kind == _C_DASH else _C_DASH if kind == _C_KEY else kind
     column = len(line) - len(content)
+    if content[:8] == "!!merge ":
+        # yq's tag on the merge key, of which libyaml's parser takes the key's column
+        content = content[8:].lstrip(" ")
+        if content[:2] != "<<":
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
     rest = content
     if content[0] in "\"'":
         match = patterns.match(_QUOTED_KEY, content) if ":" in content else None  # as in _row
@@ -2116,9 +2129,9 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: i
             elif kind != _C_KEY and kind != _C_DASH:
                 return False
             # The value's lines belong right of ``top``: the key's column, or the dash's.
-            if value == _V_DONE or kind == _C_DASH_ALONE:
+            if value in (_V_DONE, _V_ALIAS) or kind == _C_DASH_ALONE:
                 i += 1
-            elif value == _V_EMPTY:
+            elif value in (_V_EMPTY, _V_ANCHOR):
                 pending = top
                 i += 1
             elif value == _V_PLAIN:

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 MAX_DEPTH = 128
 # An alias can make a small document describe an enormous one; refuse before expanding.
 MAX_EXPANDED_NODES = 1_000_000
+# An anchor or an alias that is all of a value, and a comment after it (libyaml's name
+# characters): what the subset reader and the pass-through check take of them. A property
+# before a scalar or a tag, or followed by what a name may not hold, is left to libyaml.
+PROPERTY = r"[&*]([0-9A-Za-z_-]++)(?: *+| ++#.*+)"
 
 
 class Node:
