@@ -2521,6 +2521,8 @@ def test_properties_of_every_shape_read_as_libyamls_path_reads_them(body: str) -
         ("a: &x  # c\n  - 1\nb: *x  # c\nc:\n  <<: *x\n  !!merge <<: *x\n", True),
         ("a:\n- &x\n  k: 1\n- <<: *x\n- !!merge <<: *x\n  j: 2\n- *x\n- &y\n- *y\n", True),
         ("a: &x\n- 1\nb: *zz\nc: &x\n", True),  # undefined, and defined twice: the parser takes both
+        ("a:\n- k: &x\n    j: 1\n  l: *x\n  !!merge <<: *x\n- - &y\n", False),  # (the last: "- - &y")
+        ("a:\n- k: &x\n    j: 1\n  l: *x\n  !!merge <<: *x\n", True),
         ("a: &x\n  k: 1\nb:\n  *x\n", False),  # an alias on the line after its key: left to libyaml
         ("a:\n- &y\n  *x\n", False),  # an anchor of an alias, which libyaml refuses
         ("a: &y\n  *x\n", False),

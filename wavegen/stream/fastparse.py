@@ -1744,7 +1744,8 @@ CheckCache = dict[str, CheckRow]
 # Kinds: the dashes last (``kind >= _C_DASH``), the line nobody here reads among them, then
 # an item whose line opens more sequences ("- - x", "- - key: x", as Argo Workflows write steps).
 _C_BLANK, _C_KEY, _C_SCALAR, _C_DASH, _C_DASH_KEY, _C_DASH_ALONE, _C_OTHER, _C_DASHES, _C_DASHES_KEY = range(9)
-_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW, _V_ANCHOR, _V_ALIAS = range(9)
+# (_V_ANCHOR only between _check_value and _check_row, which makes it a row's _V_EMPTY or a dash alone.)
+_V_EMPTY, _V_PLAIN, _V_DONE, _V_BLOCK, _V_QUOTED, _V_OTHER, _V_FLOW, _V_ANCHOR = range(8)
 _S_MORE, _S_DONE, _S_PLAIN, _S_OPEN, _S_BLOCK = range(5)
 _BLANK_CHECK_ROW: CheckRow = (-1, _S_MORE, _C_BLANK, 0, _V_EMPTY, 0)
 # A line's indentation and plain key, and the spaces after its ":" (the rest is its value).
@@ -1764,7 +1765,7 @@ _SIMPLY_QUOTED = r"""(?:"[^"\\\t]*+"|'[^'\t]*+')(?: *+| ++#[^\t]*+)"""
 _USUAL_LINE = rf"( *+)(?:({_USUAL_KEY}):(?:( ++){_SAFE_PLAIN}|( ++){_SIMPLY_QUOTED})?|(- ++)?{_SAFE_PLAIN})"
 _Usual = Callable[[str], "re.Match[str] | None"]
 # The step of a key line by the kind of its value (see CheckRow).
-_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE, _S_OPEN, _S_DONE)
+_STEP_OF_VALUE = (_S_OPEN, _S_PLAIN, _S_DONE, _S_BLOCK, _S_MORE, _S_MORE, _S_MORE)
 # Flow levels a flow collection may open in a checked document: with at most _MOST_CHECKED
 # block levels around it, the document stays within the depth limit.
 _CHECK_FLOW_ROOM = 8
@@ -1805,16 +1806,20 @@ def _check_value(rest: str) -> int:
             return _V_FLOW  # maybe one over lines: _flow_over_lines reads it, or refuses it
         return _V_DONE
     if first == "!":  # "!!str 9288", as _str_tagged reads it (a continuation line is left to libyaml)
-        tagged = _check_value(_after_str_tag(rest))
-        return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER  # (libyaml refuses a tag on an alias)
+        after = _after_str_tag(rest)
+        if after[:1] == "*":
+            return _V_OTHER  # libyaml refuses a tag on an alias
+        tagged = _check_value(after)
+        return tagged if tagged in (_V_DONE, _V_PLAIN) else _V_OTHER
     if first in "&*":
         # An anchor that is all of a value is the property of the node on the next lines, as
         # "key:" alone has one there (or none: null); an alias is a whole value on its line, as
-        # a quoted scalar is, but never after a property (so never on the line after its key:
-        # "key: &a" may stand there). libyaml's parser takes any name, defined or not, or twice.
+        # a quoted scalar is (_check_row leaves one alone on a line to libyaml: after a property,
+        # "key: &a" above it, libyaml refuses it). libyaml's parser takes any name, defined or
+        # not, or twice: only the composer looks, and nothing composes these documents.
         if patterns.fullmatch(PROPERTY, rest) is None:
             return _V_OTHER
-        return _V_ANCHOR if first == "&" else _V_ALIAS
+        return _V_ANCHOR if first == "&" else _V_DONE
     if _plain_line(rest):
         return _V_PLAIN
     # "=" and "<<" alone are plain scalars to libyaml's parser, all a document passed through
@@ -1848,6 +1853,8 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
             return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
         at = match.end()
         value = _check_value(line[at:])
+        if value == _V_ANCHOR:
+            value = _V_EMPTY  # "key: &name" as "key:" alone
         return (indent, _STEP_OF_VALUE[value], _C_KEY, indent, value, at)
     content = line.lstrip(" ")
     indent = len(line) - len(content)
@@ -1885,10 +1892,19 @@ def _check_row(line: str, usual: _Usual) -> CheckRow:
                 return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)
             rest = content[match.end() :]
     value = _check_value(rest)
+    if value == _V_ANCHOR:
+        if match is not None:
+            value = _V_EMPTY  # "- key: &name" as "- key:" alone
+        elif kind == _C_DASH:
+            return (indent, _S_MORE, _C_DASH_ALONE, indent, _V_EMPTY, 0)  # "- &name" as "-" alone
+        else:
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # of nothing on its line, or "- - &name"
     if match is None:
         kind = _C_SCALAR if kind == _C_KEY else kind
         if value == _V_EMPTY or (kind != _C_SCALAR and rest[0] in "-?" and not _plain_start(rest)):
             return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # "- ? x": a key nested on one line
+        if kind == _C_SCALAR and rest[0] == "*":
+            return (indent, _S_MORE, _C_OTHER, 0, _V_OTHER, 0)  # an alias alone: maybe after a property
     else:
         kind = _C_DASH_KEY if kind == _C_DASH else _C_DASHES_KEY if kind == _C_DASHES else kind
     step = _STEP_OF_VALUE[value] if kind == _C_KEY else _S_MORE
@@ -2129,9 +2145,9 @@ def check_passed_through(text: str, cache: CheckCache | None = None, screened: i
             elif kind != _C_KEY and kind != _C_DASH:
                 return False
             # The value's lines belong right of ``top``: the key's column, or the dash's.
-            if value in (_V_DONE, _V_ALIAS) or kind == _C_DASH_ALONE:
+            if value == _V_DONE or kind == _C_DASH_ALONE:
                 i += 1
-            elif value in (_V_EMPTY, _V_ANCHOR):
+            elif value == _V_EMPTY:
                 pending = top
                 i += 1
             elif value == _V_PLAIN:
