@@ -2695,3 +2695,27 @@ def test_findings_under_anchors_are_placed_as_libyaml_places_them(aliased: bool)
     assert len([f for f in result.findings if "absent" in f.message]) == (2 if aliased else 1)
     assert fastparse.parse(text.split("---\n", 1)[1])[5] == (fastparse.ALIASED if aliased else fastparse.ANCHORED)  # type: ignore[index]
     assert_same(text.encode(), Options())
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        "resources:\n- a.yaml\n- b.yaml\n",  # kustomize's own file, without its apiVersion and kind
+        "resources: [a.yaml, {b: c}]\nimages:\n- name: x\n  newTag: '1'\n",
+        "labels: {a: 1, a: 2}\n",  # shaped, and a key twice: the reference path refuses it
+        "apiVersion: v1\nresources: []\n",  # an object without its kind: an error on both paths
+        "kind:\napiVersion: v1\n",
+        "metadata:\n  name: x\nspec: &s\n  a: 1\nother: *s\n",
+    ],
+)
+def test_a_document_that_is_no_object_reads_as_on_the_reference_path(document: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mapping without a kind (a kustomization.yaml written without its apiVersion and kind, as
+    Gateway API's CRD directory holds one) adds nothing on either path; the reader's alone need
+    not be composed."""
+    data = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n" + document).encode()
+    assert_same(data)
+    if "kind" not in document and "apiVersion" not in document and "{a: 1, a: 2}" not in document:
+        expected = run([InputDocument("k.yaml", data)], Options())
+        monkeypatch.setattr(nodes_module, "compose", lambda *args: pytest.fail("composed"))
+        monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda *args: pytest.fail("checked by libyaml"))
+        assert run([InputDocument("k.yaml", data)], Options()).outputs == expected.outputs

@@ -476,6 +476,11 @@ class Engine:
             return None  # valid YAML, but libyaml's path refuses it, or reads another value: it words that
         if fields is not None and body.get("kind") != kind:
             return None  # the kind line found by pattern is not the object's kind: read it all
+        if "kind" not in body and "apiVersion" not in body:
+            # No object (a kustomization.yaml without its kind among the manifests): nothing to
+            # add, as the reference path adds nothing. (Read whole: no kind line, so no fields
+            # and nothing only shaped.)
+            return []
         body_kind = body.get("kind")
         if not isinstance(body_kind, str) or body_kind.endswith("List"):
             return None
