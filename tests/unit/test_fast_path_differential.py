@@ -2719,3 +2719,22 @@ def test_a_document_that_is_no_object_reads_as_on_the_reference_path(document: s
         monkeypatch.setattr(nodes_module, "compose", lambda *args: pytest.fail("composed"))
         monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda *args: pytest.fail("checked by libyaml"))
         assert run([InputDocument("k.yaml", data)], Options()).outputs == expected.outputs
+
+
+@st.composite
+def mutated_anchored(draw: st.DrawFn) -> bytes:
+    """A generated document of anchors, aliases and merge keys (see anchored) with one or two
+    lines changed as hand edits change them (see _mutate), read as a ConfigMap, a Deployment or
+    a Role is: what the reader takes of it must be what libyaml's path reads."""
+    head, _, document = draw(anchored()).decode().rpartition("---\n")
+    lines = document.split("\n")[:-1]
+    for _ in range(draw(st.integers(1, 2))):
+        _mutate(draw, lines)
+    return (head + "---\n" + "\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_anchored())
+def test_mutated_anchors_aliases_and_merge_keys(data: bytes) -> None:
+    assert_same(data)
+    assert_checked_only_where_libyaml_takes(data)
