@@ -1279,7 +1279,8 @@ def _read(
     """The root block mapping of a document, read row by row with an explicit stack.
 
     With ``fields``, block collections outside the tree are read (and checked) but not
-    kept: their key maps to None, so one document's unread parts never accumulate.
+    kept: their key maps to None, so one document's unread parts never accumulate. An
+    anchored one is kept whole wherever it is: an alias may stand for it inside the tree.
     """
     count = len(lines)
     while i < count and (rows[i] or _row_at(rows, lines, i, cache, known))[4] == _BLANK:
@@ -1700,8 +1701,9 @@ def parse(
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
     template of ``fields`` starts (see template_node), whether libyaml must still check the
-    text (a flow collection outside ``fields`` was only shaped), and the lines rows must step
-    over (see Covered); None outside the subset.
+    text (a flow collection outside ``fields`` was only shaped), the lines rows must step
+    over (see Covered), and whether it defines or uses anchors (ANCHORED, ALIASED, PARSED_ONLY:
+    see Read); None outside the subset.
 
     ``plain_values``: resolved plain scalars shared by the documents of one run (a
     fresh one per call when not given); the caller drops it with the bundle.
