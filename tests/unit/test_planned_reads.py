@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from wavegen.core.model import ConfigSource
 from wavegen.core.plan import FieldTree, KubeObject, Options, fields_read, plan
+from wavegen.core.textdata import TextData
 from wavegen.core.workloads import WorkloadTable, parse_workload_spec
 from wavegen.stream.engine import Engine, InputDocument, run
 
@@ -211,3 +212,100 @@ def test_generated_bundles_plan_alike(data: bytes, options: Options) -> None:
     fast = run([InputDocument("bundle.yaml", data)], options)
     reference = run([InputDocument("bundle.yaml", data)], options, fast=False)
     assert (fast.outputs, repr(fast.findings)) == (reference.outputs, repr(reference.findings))
+
+
+def _dashboard(name: str, lines: int, extra: str = "") -> str:
+    """A ConfigMap of one dashboard: a literal block scalar long enough to be read from its text."""
+    panels = "\n".join(f'      {{"id": {i}, "title": "{name} {i}"}},' for i in range(lines))
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels:\n    grafana_dashboard: '1'\n{extra}"
+        f'data:\n  small: value\n  {name}.json: |\n    {{\n    "panels": [\n{panels}\n    ]}}\n'
+    )
+
+
+_GRAFANA = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: grafana\nspec:\n  selector:\n    matchLabels:\n"
+    "      app: grafana\n  template:\n    spec:\n      containers:\n      - name: grafana\n        image: grafana\n"
+    "      volumes:\n      - name: dashboards\n        configMap:\n          name: mounted\n"
+)
+
+
+def test_only_mounted_dashboards_are_built(monkeypatch: Any) -> None:
+    """A long literal of a ConfigMap's data is made only when its ConfigMap is hashed: Grafana's
+    sidecar finds its dashboards by label, and nothing needs their text. What a run gives is the
+    reference path's, bytes and findings."""
+    from wavegen.stream import fastparse
+
+    made: list[str] = []
+    real = fastparse._without_indentation
+
+    def counted(*arguments: Any) -> str:
+        text = real(*arguments)
+        made.append(text.split("\n")[2])
+        return text
+
+    monkeypatch.setattr(fastparse, "_without_indentation", counted)
+    bundle = "---\n".join([_dashboard("unmounted", 400), _GRAFANA, _dashboard("mounted", 300)]).encode()
+    fast = run([InputDocument("bundle.yaml", bundle)], Options(), fast=True, jobs=1)
+    assert made == ['  {"id": 0, "title": "mounted 0"},']  # the mounted one, once
+    reference = run([InputDocument("bundle.yaml", bundle)], Options(), fast=False, jobs=1)
+    assert fast.outputs == reference.outputs and repr(fast.findings) == repr(reference.findings)
+    assert b"wavegen.io/config-hash" in fast.outputs[0]
+    # The guard: the engine really left them unmade, and their values are the reference path's.
+    engine = Engine(Options(), only_planned=True)
+    engine.add(InputDocument("bundle.yaml", bundle))
+    whole = _full_objects(bundle, Options())
+    for read, body in ((engine.objects[0].reads, whole[0].body), (engine.objects[2].reads, whole[2].body)):
+        assert isinstance(read, ConfigSource) and isinstance(read.text_data, TextData)
+        assert dict(read.text_data) == body["data"] and read.text_data == body["data"]
+
+
+def test_long_values_are_made_where_anything_else_may_read_them() -> None:
+    """Left unmade only as a ConfigMap's data values of strings, with no anchor to copy them
+    elsewhere; any other long literal of the document is made, and data is a plain dict then."""
+    from wavegen.stream import fastparse
+
+    annotation = "  annotations:\n    script: |\n" + "".join(f"      echo {i}\n" for i in range(100))
+    cases = {
+        "deferred": (_dashboard("d", 300), True),
+        "a document of a few KB": (_dashboard("d", 100), False),
+        "another long literal": (_dashboard("d", 300, annotation), False),
+        "a value that is no string": (_dashboard("d", 300).replace("small: value", "small: 3"), False),
+        "anchored": (_dashboard("d", 300).replace("labels:\n", "labels: &l\n"), False),
+        "long document": (_dashboard("d", 3000), True),
+    }
+    for name, (text, deferred) in cases.items():
+        read = fastparse.parse(text, defer_data=True)
+        made = fastparse.parse(text)
+        assert read is not None and made is not None, name
+        assert (read[0]["data"].__class__ is TextData) is deferred, name
+        assert dict(read[0]["data"]) == made[0]["data"] and read[0]["metadata"] == made[0]["metadata"], name
+
+
+def test_text_data_is_the_data_it_stands_for() -> None:
+    import pickle
+
+    from wavegen.stream import fastparse
+
+    read = fastparse.parse(_dashboard("d", 300), defer_data=True)
+    assert read is not None
+    data = read[0]["data"]
+    assert isinstance(data, TextData) and not isinstance(data._values["d.json"], str)
+    # A forked reader's result comes back pickled, unmade values too.
+    copy = pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+    assert isinstance(copy, TextData) and not isinstance(copy._values["d.json"], str)
+    expected = fastparse.parse(_dashboard("d", 300))[0]["data"]  # type: ignore[index]
+    assert list(data) == list(expected) == ["small", "d.json"] and len(data) == 2 and "d.json" in data
+    assert data == expected and copy == expected and repr(data) == repr(expected)
+    assert data["d.json"] is data["d.json"]  # made once, then kept
+    assert data.get("missing") is None and "missing" not in data
+
+
+def test_a_configmap_kept_whole_has_its_values_made() -> None:
+    """A ConfigMap of another group is no source: the engine keeps its body, with plain data."""
+    text = _dashboard("d", 300).replace("apiVersion: v1", "apiVersion: example.com/v1")
+    engine = Engine(Options(), only_planned=True)
+    engine.add(InputDocument("bundle.yaml", text.encode()))
+    (kept,) = engine.objects
+    assert kept.reads is None and kept.body["data"].__class__ is dict
+    assert kept.body["data"] == _full_objects(text.encode(), Options())[0].body["data"]

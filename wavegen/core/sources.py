@@ -27,10 +27,15 @@ class SourceError(WavegenError):
         return SourceError, (self.message, self.field), self.__dict__
 
 
-def _string_map(body: Mapping[str, Any], field: str, what: str) -> dict[str, str]:
+def _string_map(body: Mapping[str, Any], field: str, what: str) -> Mapping[str, str]:
     value = body.get(field)
     if value is None:
         return {}
+    if value.__class__ is not dict:
+        from .textdata import TextData  # (imported only where a reader made one)
+
+        if value.__class__ is TextData:
+            return value  # strings to strings, some not made yet: kept so
     if not is_mapping(value):
         raise SourceError(f"{what}: '{field}' must be a mapping of key to string", field)
     out: dict[str, str] = {}

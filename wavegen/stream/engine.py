@@ -468,7 +468,9 @@ class Engine:
             fields = self.fields.get(kind)
             if fields is None:
                 fields = self.fields[kind] = fields_read(kind, self.options)
-        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screened)
+        # A ConfigMap read for its stored form alone keeps its long values unmade until hashed.
+        deferred = self.reader is not None and kind == "ConfigMap"
+        fast = fastparse.parse(text, self.plain_values, fields, self.row_cache, self.screened, deferred)
         if fast is None:
             return None
         body, root_line, template, shaped, covered, anchored = fast
@@ -493,6 +495,8 @@ class Engine:
             return body, root_line, None, None, template, shaped, covered, anchored
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
+        if reads is None and deferred and body.get("data").__class__ not in (dict, type(None)):
+            body["data"] = dict(body["data"])  # kept (no ConfigMap of v1): its values made, as read
         return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered, anchored
 
     def add(self, source: InputDocument) -> None:

@@ -788,7 +788,7 @@ def _reaches_block(lines: list[str], rest: str, i: int, end: int, indent: int) -
     )
 
 
-def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[str, int]:
+def _block_scalar(lines: list[str], header: str, i: int, indent: int) -> tuple[str | Callable[[], str], int]:
     """A ``|`` or ``>`` block scalar whose content lines follow line i."""
     match = _BLOCK_HEADER.fullmatch(header)
     if match is None:
@@ -1496,7 +1496,7 @@ def _spaces_end_is_outside(lines: list[str], block: int) -> bool:
 
 
 def _readable_lines(
-    text: str, screened: int = 0, shared: bool = False, spans: list[_LiteralSpan] | None = None
+    text: str, screened: int = 0, shared: bool = False, spans: list[_LiteralSpan] | None = None, holed: bool = False
 ) -> list[str] | None:
     """The lines of a piece's document (an end marker last in it left out, see document_text),
     for parse and check_passed_through; None when the piece holds what neither takes: a
@@ -1504,7 +1504,8 @@ def _readable_lines(
     CRLF line breaks are read as LF: libyaml gives the same values and marks (a CR last on a
     line moves no column the splicer uses). ``shared``: see _shared_lines; with ``spans`` too,
     the lines of long literal block scalars are left unsplit, each such scalar added to it (see
-    _LiteralSpan)."""
+    _LiteralSpan). With ``holed`` too, in a document past _DEFERRED_CHARS, and their values
+    are left unmade (see parse's ``defer_data``)."""
     if text.startswith("%"):
         return None
     ending: type[list[str]] = list  # or how the document ends without a line break
@@ -1529,7 +1530,9 @@ def _readable_lines(
         if document is None or _unreadable(document, screened):
             return None  # a CR alone, say (a line break too, to libyaml)
     if shared and len(document) > _SHARED_LINES_CHARS:
-        lines = _shared_lines(document) if spans is None else _holed_lines(document, spans)
+        lines = _shared_lines(document) if spans is None else _holed_lines(document, spans, holed)
+    elif holed and spans is not None and len(document) > _DEFERRED_CHARS:
+        lines = _holed_lines(document, spans, True, shared=False)
     else:
         lines = document.split("\n")
     lines.pop()  # the empty string after the final line break
@@ -1539,6 +1542,10 @@ def _readable_lines(
         return spaces_end
     return lines if ending is list else ending(lines)
 
+
+# A ConfigMap read with parse's ``defer_data`` that is longer than this has its long literals
+# read from its text, their values left unmade (smaller ones make theirs in microseconds).
+_DEFERRED_CHARS = 8 * 1024
 
 # A document the reader reads that is longer than this has its lines split a part of about
 # _SHARED_PART_CHARS at a time, equal lines made one object (see _shared_lines). (Parts of 64 KiB
@@ -1604,8 +1611,15 @@ class _LiteralSpan(str):
     # starts, and where the line after it does.
     gaps: list[tuple[int, int]]
     used: bool
+    # Whether its value is left unmade (its bound made(): see parse's ``defer_data``), how many
+    # values it so gave, and where the value ends.
+    defer: bool
+    deferred: int
+    cut: int
 
-    def scalar(self, style: str, explicit: str | None, chomping: str | None, indent: int, lines: list[str]) -> tuple[str, int]:
+    def scalar(
+        self, style: str, explicit: str | None, chomping: str | None, indent: int, lines: list[str]
+    ) -> tuple[str | Callable[[], str], int]:
         """What _block_scalar gives for the header above: what _literal_lines finds, as its long-literal path takes it."""
         if style != "|" or explicit or self.block <= indent:
             raise _Bail  # read otherwise: parse reads the lines split (see above)
@@ -1620,13 +1634,22 @@ class _LiteralSpan(str):
             stop = line_start  # (the first line has content: the loop ends there at the latest)
         cut = end if chomping == "+" else stop if not chomping else stop - 1
         self.used = True
+        if self.defer:
+            self.deferred += 1
+            self.cut = cut
+            return self.made, self.after
         return _without_indentation(document, start, cut, self.gaps, block), self.after
 
+    def made(self) -> str:
+        """The value scalar() left unmade (see parse's ``defer_data``)."""
+        return _without_indentation(self.document, self.start, self.cut, self.gaps, self.block)
 
-def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
-    """_shared_lines(document), but for each literal block scalar of more than _LONG_BLOCK_LINES
-    lines that _literal_lines would take whole, a _LiteralSpan and "#" lines in place of its lines,
-    the span added to ``spans``."""
+
+def _holed_lines(document: str, spans: list[_LiteralSpan], defer: bool, shared: bool = True) -> list[str]:
+    """_shared_lines(document) (without ``shared``, its lines split as they are), but for each
+    literal block scalar of more than _LONG_BLOCK_LINES lines that _literal_lines would take
+    whole, a _LiteralSpan (its value left unmade with ``defer``) and "#" lines in place of its
+    lines, the span added to ``spans``."""
     header = patterns.compile(_LITERAL_HEADER).search
     spaces = patterns.compile(_SPACES).match
     seen: dict[str, str] = {}
@@ -1646,18 +1669,26 @@ def _holed_lines(document: str, spans: list[_LiteralSpan]) -> list[str]:
         end, gaps = _literal_extent(document, start, block)
         count = document.count("\n", start, end)
         if count > _LONG_BLOCK_LINES:
-            _extend_shared(lines, seen, document, done, start)
+            if shared:
+                _extend_shared(lines, seen, document, done, start)
+            else:
+                lines += document[done:start].split("\n")
             lines.pop()  # (the empty string after the header's line break)
             span = _LiteralSpan("#")
             span.document, span.start, span.end, span.block, span.gaps = document, start, end, block, gaps
             span.after = len(lines) + count
             span.used = False
+            span.defer = defer
+            span.deferred = 0
             spans.append(span)
             lines.append(span)
             lines += ["#"] * (count - 1)
             done = end
         found = header(document, end)
-    _extend_shared(lines, seen, document, done, len(document))
+    if shared:
+        _extend_shared(lines, seen, document, done, len(document))
+    else:
+        lines += document[done:].split("\n")
     return lines
 
 
@@ -1698,6 +1729,7 @@ def parse(
     fields: FieldTree | None = None,
     row_cache: RowCache | None = None,
     screened: int = 0,
+    defer_data: bool = False,
 ) -> Read | None:
     """The value of a block-mapping document, its root's 0-based line, where its first pod
     template of ``fields`` starts (see template_node), whether libyaml must still check the
@@ -1710,20 +1742,50 @@ def parse(
     ``fields``: keep only the block collections of this tree (see ``_read``); None keeps all.
     ``row_cache``: split lines shared by the documents of one run, like ``plain_values``.
     ``screened``: see _unreadable.
+    ``defer_data``: a ConfigMap's long literal values under ``data`` are left unmade, its
+    ``data`` a TextData, where every other value of the document is as without it (for a
+    caller that keeps only the ConfigMap's stored form: nothing else may hold them).
     """
     spans: list[_LiteralSpan] = []
-    lines = _readable_lines(text, screened, shared=True, spans=spans)
+    lines = _readable_lines(text, screened, True, spans, defer_data)
     if lines is None:
         return None
     plains = {} if plain_values is None else plain_values
     cache = {} if row_cache is None else row_cache
     read = _read_lines(lines, fields, plains, cache)
-    if spans and (read is None or not all(span.used for span in spans)):
-        # Lines of a literal span were read as lines, or the reader declined: read them split.
-        lines = _readable_lines(text, screened, shared=True)
-        assert lines is not None  # (the same text)
-        read = _read_lines(lines, fields, plains, cache)
+    if spans:
+        if read is None or not all(span.used for span in spans):
+            # Lines of a literal span were read as lines, or the reader declined: read them split.
+            lines = _readable_lines(text, screened, shared=True)
+            assert lines is not None  # (the same text)
+            read = _read_lines(lines, fields, plains, cache)
+        elif defer_data:
+            deferred = sum(span.deferred for span in spans)
+            if deferred and not _data_deferred(read, deferred):
+                return parse(text, plains, fields, cache, screened)  # a long literal elsewhere: made, as it is read
     return read
+
+
+def _data_deferred(read: Read, deferred: int) -> bool:
+    """Whether the ``deferred`` values left unmade are all of the read body's ``data``, of
+    strings to strings (the reader's keys are: it declines any other), and no anchor may have
+    copied one: then that ``data`` is made a TextData."""
+    body, anchored = read[0], read[5]
+    data = body.get("data")
+    if anchored or data.__class__ is not dict:
+        return False
+    found = 0
+    for value in data.values():
+        if getattr(value, "__func__", None) is _LiteralSpan.made:
+            found += 1
+        elif value.__class__ is not str:
+            return False  # (a value the stored form reads another way, or refuses)
+    if found != deferred:
+        return False
+    from ..core.textdata import TextData  # (imported only where there is one to make)
+
+    body["data"] = TextData(data)
+    return True
 
 
 def _read_lines(lines: list[str], fields: FieldTree | None, plains: dict[str, Any], cache: RowCache) -> Read | None:
