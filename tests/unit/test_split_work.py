@@ -170,3 +170,25 @@ def test_jobs_left_to_run_read_the_environment(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(engine_module, "SPLIT_WORK_CHARS", 0)
     with pytest.raises(WavegenError, match=forked.JOBS_ENV):
         run([InputDocument("bundle.yaml", workload_bundle(5).encode())], Options(missing="ignore"))
+
+
+def test_configmaps_read_for_their_stored_form_weigh_as_passed_through() -> None:
+    """ConfigMaps of long literals (dashboards, as mimir's chart ships them) read for their stored
+    form leave their values unmade: they count as documents passed through do. Past
+    SPLIT_WORK_CHARS in all beside one small Deployment, nothing is forked for them (a reader
+    keeping whole bodies still splits); beside workloads past it, this process takes them all
+    and its share of the workloads."""
+    body = "".join(f"    line {n}: {'x' * 60}\n" for n in range(1000))
+    configmaps = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: |\n{body}" for i in range(40)
+    )
+    pieces = split_stream(configmaps + workload_bundle(1))
+    light = sum(len(piece.text) for piece in pieces) // engine_module.PASSED_THROUGH_SHARE
+    assert light - max(len(piece.text) for piece in pieces) > engine_module.SPLIT_WORK_CHARS
+    planned = Engine(Options(), only_planned=True, jobs=4)
+    assert planned._work_ranges(pieces, [planned._relevant(piece) for piece in pieces]) == [(0, len(pieces))]
+    whole = Engine(Options(), jobs=4)
+    assert len(whole._work_ranges(pieces, [whole._relevant(piece) for piece in pieces])) >= 2
+    pieces = split_stream(configmaps + workload_bundle(1500))
+    ranges = planned._work_ranges(pieces, [planned._relevant(piece) for piece in pieces])
+    assert len(ranges) >= 2 and ranges[0][1] > 40  # (the first 40 pieces are the ConfigMaps)
