@@ -168,3 +168,46 @@ def test_both_paths_agree_on_hand_written_trees() -> None:
                     else:
                         assert fastparse.check_passed_through(piece.text), (path, piece.number)
     assert open_ended >= 10 and read >= 15
+
+
+def _without_hash_lines(value: Any) -> Any:
+    """A loaded document with wavegen's annotations taken out, and the annotations and metadata
+    mappings they alone made."""
+    if isinstance(value, list):
+        return [_without_hash_lines(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key == "annotations" and isinstance(item, dict):
+            item = {k: v for k, v in item.items() if not str(k).startswith("wavegen.io/")}
+        item = _without_hash_lines(item)
+        if key in ("annotations", "metadata") and item in ({}, None):
+            continue  # (an empty or null one the hash lines filled: the same to the API server)
+        out[key] = item
+    return out
+
+
+def test_outputs_mean_the_inputs_but_the_hash_lines() -> None:
+    """Whatever path wrote it, every real render's output loads as its input does but for
+    wavegen's annotations; the guard: most renders' outputs do change."""
+    import json
+
+    import yaml
+
+    from wavegen.stream.engine import InputDocument, run
+
+    class Loader(yaml.CSafeLoader):
+        """PyYAML's safe loader with a plain "=" as text (as kubectl reads it: prometheus-operator's CRDs hold one)."""
+
+    Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+    changed = set()
+    for name, path in real_renders().items():
+        data = path.read_bytes()
+        result = run([InputDocument(str(path), data)], Options(missing="ignore"), jobs=1)
+        output = result.outputs[0]
+        if output != data:
+            changed.add(name)
+        loaded = [json.loads(json.dumps(list(yaml.load_all(text, Loader=Loader)), default=str)) for text in (data, output)]
+        assert _without_hash_lines(loaded[1]) == _without_hash_lines(loaded[0]), name
+    assert len(changed) >= 20

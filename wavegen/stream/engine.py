@@ -11,7 +11,7 @@ from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fastparse, patterns
-from .splice import DocumentText, Edit, Unsafe, apply_edits, template_edits
+from .splice import DocumentText, Edit, Unsafe, apply_edits, shared_near_template, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
 from .tree import is_mapping, node_at
 
@@ -882,8 +882,12 @@ class Engine:
                 if key in unsafe:
                     continue
                 if where.piece in parsed.aliased:
-                    unsafe.add(key)
-                    continue
+                    # Anchors, aliases or merge keys: spliced only where the edits touch nothing
+                    # shared and hide nothing merged, else the structural round trip.
+                    object_node = self._node(workload.uid, roots) if where.item is None else None
+                    if object_node is None or shared_near_template(object_node, template.path):
+                        unsafe.add(key)
+                        continue
                 doc = parsed.docs.get(where.piece)
                 if doc is None:
                     text = parsed.pieces[where.piece].text

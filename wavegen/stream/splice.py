@@ -6,7 +6,7 @@ from _collections_abc import Mapping, Sequence
 
 from ..core.record import OrderedRecord
 from . import patterns
-from .resolver import NULL_TAG
+from .resolver import MERGE_TAG, NULL_TAG
 from .tree import is_mapping, is_scalar, mapping_get
 
 TYPE_CHECKING = False
@@ -233,3 +233,53 @@ def template_edits(doc: DocumentText, template: AnyNode, desired: Mapping[str, s
             raise Unsafe("empty block annotations")
         edits.append(_insert_entries(doc, annotations, new_entries))
     return edits
+
+
+def shared_near_template(root: AnyNode, path: tuple[str, ...]) -> bool:
+    """Whether editing the annotations of the pod template at ``path`` of a document with
+    anchors, aliases or merge keys could change more than that template: a node on the way to
+    it that the document reaches twice (an anchored node an alias names, or inside one); in the
+    template, its metadata or annotations, a merge key (a key added there would hide what it
+    merges) or a node the edits read the place of, or rewrite, reached twice (its text is the
+    anchor's, shared with every alias to it). Then the document takes the structural round trip."""
+    reached = _times_reached(root)
+    node: AnyNode | None = root
+    for part in path:
+        if not is_mapping(node) or reached[id(node)] > 1:
+            return True
+        pair = mapping_get(node, part)
+        node = None if pair is None else pair[1]
+    for field in ("metadata", "annotations", ""):  # ("": the annotations' own pairs)
+        if not is_mapping(node):
+            return False  # (none, or what template_edits refuses: the round trip either way)
+        pairs = node.value
+        if reached[id(node)] > 1 or any(key.tag == MERGE_TAG for key, _ in pairs):
+            return True
+        # Edits take a mapping's place from its first key, and rewrite the annotations' values.
+        watched = [pair for pair in pairs if not field or getattr(pair[0], "value", None) == field]
+        if pairs and reached[id(pairs[0][0])] > 1:
+            return True
+        if any(reached[id(value)] > 1 for _, value in watched):
+            return True
+        pair = mapping_get(node, field) if field else None
+        node = None if pair is None else pair[1]
+    return False
+
+
+def _times_reached(root: AnyNode) -> dict[int, int]:
+    """How many times following the document from its root reaches each node: an alias is its
+    anchor's node, reached again (and not followed again)."""
+    reached: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        times = reached[key] = reached.get(key, 0) + 1
+        if times > 1:
+            continue
+        if is_mapping(node):
+            for key_node, value_node in node.value:
+                stack += (key_node, value_node)
+        elif getattr(node, "id", None) == "sequence":
+            stack += node.value
+    return reached
