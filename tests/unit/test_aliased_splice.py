@@ -41,6 +41,12 @@ CASES: dict[str, tuple[str, bool]] = {
         _deployment("", after_spec="          args: &args [a]\n          command: *args\n"),
         True,
     ),
+    "labels an alias of a deeper mapping": (
+        _deployment(
+            "    metadata:\n      name: t\n      labels: *deep\n", before_template="  x:\n    deep: &deep\n            app: d\n"
+        ),
+        True,
+    ),
     "metadata an alias": (
         _deployment("    metadata: *labels\n").replace(
             "  labels: &labels\n    app: d\n", "  labels: &labels\n    labels:\n      app: d\n"
@@ -119,6 +125,10 @@ def test_aliased_documents_spliced_where_nothing_shared_is_touched(name: str) ->
             if line[:1] in "+-" and not line.startswith(("+++", "---"))
         ]
         assert changed and all(line.startswith(("wavegen.io/", "annotations:", "metadata:")) for line in changed), changed
+        # Indented as the template's own mappings are (2 here), not as an alias's anchor is.
+        hash_line = next(line for line in output.splitlines() if "wavegen.io/config-hash" in line)
+        above = output.splitlines()[output.splitlines().index(hash_line) - 1]
+        assert len(hash_line) - len(hash_line.lstrip()) - (len(above) - len(above.lstrip())) in (0, 2), (above, hash_line)
     again = run([InputDocument("bundle.yaml", output.encode())], Options(), jobs=1)
     assert again.outputs[0] == output.encode()  # idempotent
     if "*loop" in text:

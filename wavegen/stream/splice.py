@@ -85,9 +85,11 @@ def _is_null(node: AnyNode) -> bool:
 
 def _block_indent_step(doc: DocumentText, mapping: AnyMapping) -> int:
     """The indentation step a block mapping's children use (2 when nothing tells)."""
-    base = mapping.value[0][0].start_mark.column
+    first = mapping.value[0][0].start_mark
+    base = first.column
     for _, value in mapping.value:
-        if is_mapping(value) and not value.flow_style and value.value:
+        # (A child that is an alias is its anchor's node, written before: not this mapping's step.)
+        if is_mapping(value) and not value.flow_style and value.value and value.value[0][0].start_mark.line > first.line:
             step = value.value[0][0].start_mark.column - base
             if step > 0:
                 return int(step)
