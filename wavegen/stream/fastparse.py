@@ -1567,9 +1567,12 @@ def _shared_lines(document: str) -> list[str]:
     return lines
 
 
-def _extend_shared(lines: list[str], seen: dict[str, str], document: str, start: int, stop: int) -> None:
+def _extend_shared(lines: list[str], seen: dict[str, str] | None, document: str, start: int, stop: int) -> None:
     """Adds ``document[start:stop].split("\\n")`` to lines, a part at a time, each line equal to
-    one in ``seen`` that one's object (see _shared_lines)."""
+    one in ``seen`` that one's object (see _shared_lines); without ``seen``, split as they are."""
+    if seen is None:
+        lines += document[start:stop].split("\n")
+        return
     while True:
         end = document.find("\n", start + _SHARED_PART_CHARS, stop)
         if end < 0:
@@ -1611,10 +1614,9 @@ class _LiteralSpan(str):
     # starts, and where the line after it does.
     gaps: list[tuple[int, int]]
     used: bool
-    # Whether its value is left unmade (its bound made(): see parse's ``defer_data``), how many
-    # values it so gave, and where the value ends.
+    # Whether its value is left unmade (its bound made(): see parse's ``defer_data``), and
+    # where the value ends.
     defer: bool
-    deferred: int
     cut: int
 
     def scalar(
@@ -1635,7 +1637,6 @@ class _LiteralSpan(str):
         cut = end if chomping == "+" else stop if not chomping else stop - 1
         self.used = True
         if self.defer:
-            self.deferred += 1
             self.cut = cut
             return self.made, self.after
         return _without_indentation(document, start, cut, self.gaps, block), self.after
@@ -1652,7 +1653,7 @@ def _holed_lines(document: str, spans: list[_LiteralSpan], defer: bool, shared: 
     lines, the span added to ``spans``."""
     header = patterns.compile(_LITERAL_HEADER).search
     spaces = patterns.compile(_SPACES).match
-    seen: dict[str, str] = {}
+    seen: dict[str, str] | None = {} if shared else None
     lines: list[str] = []
     done = 0  # the text before this is in lines
     found = header(document)
@@ -1669,26 +1670,19 @@ def _holed_lines(document: str, spans: list[_LiteralSpan], defer: bool, shared: 
         end, gaps = _literal_extent(document, start, block)
         count = document.count("\n", start, end)
         if count > _LONG_BLOCK_LINES:
-            if shared:
-                _extend_shared(lines, seen, document, done, start)
-            else:
-                lines += document[done:start].split("\n")
+            _extend_shared(lines, seen, document, done, start)
             lines.pop()  # (the empty string after the header's line break)
             span = _LiteralSpan("#")
             span.document, span.start, span.end, span.block, span.gaps = document, start, end, block, gaps
             span.after = len(lines) + count
             span.used = False
             span.defer = defer
-            span.deferred = 0
             spans.append(span)
             lines.append(span)
             lines += ["#"] * (count - 1)
             done = end
         found = header(document, end)
-    if shared:
-        _extend_shared(lines, seen, document, done, len(document))
-    else:
-        lines += document[done:].split("\n")
+    _extend_shared(lines, seen, document, done, len(document))
     return lines
 
 
@@ -1759,10 +1753,9 @@ def parse(
             lines = _readable_lines(text, screened, shared=True)
             assert lines is not None  # (the same text)
             read = _read_lines(lines, fields, plains, cache)
-        elif defer_data:
-            deferred = sum(span.deferred for span in spans)
-            if deferred and not _data_deferred(read, deferred):
-                return parse(text, plains, fields, cache, screened)  # a long literal elsewhere: made, as it is read
+        elif defer_data and not _data_deferred(read, len(spans)):
+            # (each span read gave one value left unmade: every span's defer follows defer_data)
+            return parse(text, plains, fields, cache, screened)  # a long literal elsewhere: made, as it is read
     return read
 
 

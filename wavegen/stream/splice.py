@@ -257,11 +257,12 @@ def shared_near_template(root: AnyNode, path: tuple[str, ...]) -> bool:
         pairs = node.value
         if reached[id(node)] > 1 or any(key.tag == MERGE_TAG for key, _ in pairs):
             return True
-        # Edits take a mapping's place from its first key, and rewrite the annotations' values.
-        watched = [pair for pair in pairs if not field or getattr(pair[0], "value", None) == field]
+        # Edits take a mapping's place from its first key, and rewrite the annotations' values
+        # (a metadata or annotations value reached twice is refused as the next mapping, or by
+        # template_edits when it is no mapping).
         if pairs and reached[id(pairs[0][0])] > 1:
             return True
-        if any(reached[id(value)] > 1 for _, value in watched):
+        if not field and any(reached[id(value)] > 1 for _, value in pairs):
             return True
         pair = mapping_get(node, field) if field else None
         node = None if pair is None else pair[1]
