@@ -439,6 +439,57 @@ def test_generated_pod_templates(data: bytes) -> None:
     assert_same(data)
 
 
+@st.composite
+def listed_workloads(draw: st.DrawFn) -> bytes:
+    """The ConfigMap and Deployment above as items of a List, as ``kubectl get -o yaml``
+    writes one (and people by hand): dashes at the root's column or indented, a dash alone on
+    its line, other items around them; the ConfigMap perhaps left out, so that the Deployment's
+    reference is a finding whose line is looked up in the List."""
+    configmap, deployment = draw(workloads()).decode().split("---\n")[1:]
+    step = draw(st.sampled_from([0, 2]))
+    pad = " " * step
+    documents = [deployment] if draw(st.booleans()) else [configmap, deployment]
+    documents.insert(draw(st.integers(0, len(documents))), "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n")
+    items: list[str] = []
+    for document in documents:
+        lines = [line for line in document.rstrip("\n").split("\n") if not line.startswith("#")]
+        head = f"{pad}-\n{pad}  {lines[0]}" if draw(st.booleans()) else f"{pad}- {lines[0]}"
+        items.append("\n".join([head, *(f"{pad}  {line}" if line else "" for line in lines[1:])]) + "\n")
+    return ("apiVersion: v1\nkind: List\nitems:\n" + "".join(items) + "metadata:\n  resourceVersion: ''\n").encode()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(listed_workloads())
+def test_generated_pod_templates_in_lists(data: bytes) -> None:
+    """A List item's template edits and the lines of its findings from the reader's rows equal libyaml's."""
+    assert_same(data, Options(missing="warn"))
+
+
+def test_a_lists_items_are_edited_and_located_without_composing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guard: the List the generated ones stand for is edited and its findings located from the
+    reader's rows, not by composing it again (which took a List of 2.9 MB 0.3 s a run)."""
+    data = (
+        b"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        b"  data:\n    a: b\n-\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: d\n  spec:\n"
+        b"    template:\n      metadata:\n        labels:\n          app: a\n      spec:\n        containers:\n"
+        b"        - name: c\n          envFrom:\n          - configMapRef:\n              name: cm\n"
+        b"          - secretRef:\n              name: gone\n"
+        b"- spec:\n    template:\n      spec:\n        volumes:\n        - configMap:\n            name: cm\n"
+        b"          name: v\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: e\n"
+        b"- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: f\n  spec:\n    template:\n      spec:\n"
+        b"        volumes:\n        - configMap:\n            name: cm\n          name: v\n"
+    )
+    expected = _outcome(data, Options(), False)
+    composed: list[str] = []
+    real = nodes_module.compose
+    monkeypatch.setattr(nodes_module, "compose", lambda text: composed.append(text) or real(text))
+    assert _outcome(data, Options(), True) == expected
+    assert composed == []
+    outputs, findings, _ = expected[0]
+    assert outputs[0].count(b"      metadata:\n        annotations:\n          wavegen.io/config-hash: ") == 3  # d's, e's and f's
+    assert len(findings) == 1 and "Secret" in findings[0] and "line=26," in findings[0]
+
+
 def _true_depth(text: str) -> int:
     depth = deepest = 0
     for event in yaml.parse(text, Loader=yaml.CSafeLoader):

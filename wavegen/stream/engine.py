@@ -106,7 +106,7 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_starts", "list_lines", "name", "pieces")
     name: str
     bom: str
     pieces: list[Piece]
@@ -116,6 +116,10 @@ class _ParsedFile(Record, hashable=False):
     fast_read: dict[int, fastparse.TemplateStart | None]
     # Of those, the pieces with lines their rows step over (fastparse.Covered; few have any).
     covered: dict[int, fastparse.Covered]
+    # List pieces the subset reader read: the line where each object item starts.
+    item_starts: dict[int, dict[int, int]]
+    # Their lines (fastparse.document_lines), split once when a finding or an edit needs rows.
+    list_lines: dict[int, list[str]]
 
     def __init__(
         self,
@@ -126,6 +130,8 @@ class _ParsedFile(Record, hashable=False):
         aliased: set[int] | None = None,
         fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
         covered: dict[int, fastparse.Covered] | None = None,
+        item_starts: dict[int, dict[int, int]] | None = None,
+        list_lines: dict[int, list[str]] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
@@ -134,6 +140,8 @@ class _ParsedFile(Record, hashable=False):
         self.aliased = set() if aliased is None else aliased
         self.fast_read = {} if fast_read is None else fast_read
         self.covered = {} if covered is None else covered
+        self.item_starts = {} if item_starts is None else item_starts
+        self.list_lines = {} if list_lines is None else list_lines
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -390,9 +398,10 @@ class Engine:
 
     def _append_read(self, read: _Read | _ListRead, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
         if isinstance(read, list):
-            # Not marked fast_read: an item's template is found by composing the List again.
+            # Not marked fast_read: an item's template and fields are found from where it starts.
             for body, line, item, item_reads, item_identity in read:
                 self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
+            parsed.item_starts[piece_index] = {item: line for _, line, item, _, _ in read}
             return
         body, root_line, reads, identity, template, _, covered, anchored = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
@@ -782,11 +791,18 @@ class Engine:
         """The line of a field of an object the subset reader read, from its rows (None: compose it)."""
         where = self.located[uid]
         parsed = self.files[where.file]
-        if where.item is not None or where.piece not in parsed.fast_read:
-            return None
         piece = parsed.pieces[where.piece]
-        covered = parsed.covered.get(where.piece, ())
-        within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, covered)
+        if where.item is not None:
+            starts = parsed.item_starts.get(where.piece)
+            if starts is None:
+                return None
+            lines = _list_lines(parsed, where.piece)
+            within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, (), starts[where.item], lines)
+        elif where.piece in parsed.fast_read:
+            covered = parsed.covered.get(where.piece, ())
+            within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, covered)
+        else:
+            return None
         return None if within is None else piece.line + within
 
     def _locate_finding(
@@ -893,7 +909,14 @@ class Engine:
                     text = parsed.pieces[where.piece].text
                     doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
                 node: AnyNode | None = None
-                if where.piece in parsed.fast_read:
+                if where.item is not None:
+                    starts = parsed.item_starts.get(where.piece)
+                    if starts is not None:
+                        lines = _list_lines(parsed, where.piece)
+                        node = fastparse.template_node(
+                            doc.text, template.path, self.row_cache, self.plain_values, None, (), starts[where.item], lines
+                        )
+                elif where.piece in parsed.fast_read:
                     start = parsed.fast_read[where.piece]
                     covered = parsed.covered.get(where.piece, ())
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
@@ -953,6 +976,14 @@ def _context_free(pieces: list[Piece], directives: bool) -> bool:
         index and not piece.text.startswith("---") and ("..." in piece.text or piece.has_content())
         for index, piece in enumerate(pieces)
     )
+
+
+def _list_lines(parsed: _ParsedFile, piece_index: int) -> list[str]:
+    """The lines of a List piece the subset reader read, split on first use (see _ParsedFile.list_lines)."""
+    lines = parsed.list_lines.get(piece_index)
+    if lines is None:
+        lines = parsed.list_lines[piece_index] = fastparse.document_lines(parsed.pieces[piece_index].text)
+    return lines
 
 
 def _roundtrip(text: str, changes: list[fallback.Change]) -> str:

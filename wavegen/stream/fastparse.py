@@ -1702,6 +1702,11 @@ def _document_lines(text: str) -> list[str]:
     return lines
 
 
+def document_lines(text: str) -> list[str]:
+    """A document's lines as template_node and field_line split them: a List's, split once for all its items."""
+    return _document_lines(text)
+
+
 def _document_body(text: str) -> str:
     """A piece's document as _document_lines splits it: LF line breaks, an end marker left out."""
     text = _lf_only(text)
@@ -2260,9 +2265,19 @@ class _NodeBuilder:
         self.rows: list[_Row | None] = [None] * len(lines)
 
     @classmethod
-    def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None, covered: Covered) -> _NodeBuilder:
-        """A builder over the lines of a document :func:`parse` accepted, ``covered`` its lines read as blank."""
-        builder = cls(_document_lines(text), {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    def over(
+        cls,
+        text: str,
+        row_cache: RowCache | None,
+        plain_values: dict[str, Any] | None,
+        covered: Covered,
+        lines: list[str] | None = None,
+    ) -> _NodeBuilder:
+        """A builder over the lines of a document :func:`parse` accepted (``lines``: its
+        document_lines, when they were split before), ``covered`` its lines read as blank."""
+        if lines is None:
+            lines = _document_lines(text)
+        builder = cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
         for start, end in covered:
             builder.rows[start:end] = [_END_ROW] * (end - start)
         return builder
@@ -2309,6 +2324,14 @@ class _NodeBuilder:
     def find(self, i: int, column: int, wanted: str) -> int:
         """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
         return next((row for row in self.key_rows(i, column) if self.row(row)[2] == wanted), -1)
+
+    def item_start(self, i: int) -> tuple[int, int, bool]:
+        """The block mapping that is a sequence's item starting on row i (as list_item_lines
+        gives it): its first key's row and column, and whether that key follows the dash."""
+        indent, dash, key, _, _, _ = self.row(i)
+        if not key:
+            raise _Bail  # no mapping's first key on that row: left to libyaml's nodes
+        return (i, indent + 1 + len(dash), True) if dash else (i, indent, False)
 
     def nested_start(self, i: int, column: int) -> tuple[int, int, bool] | None:
         """Where the block value of "key:" on row i starts: row, column and whether it is a sequence."""
@@ -2443,28 +2466,38 @@ def template_node(
     plain_values: dict[str, Any] | None = None,
     start: TemplateStart | None = None,
     covered: Covered = (),
+    item_start: int | None = None,
+    lines: list[str] | None = None,
 ) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
     ``start``: where :func:`parse` found the template (used when its path is ``path``);
-    ``covered``: what :func:`parse` gave.
+    ``covered``: what :func:`parse` gave. ``item_start``: the path is in the List item
+    that starts on that line (see list_item_lines), not in the document's root;
+    ``lines``: the document's document_lines, split once for all of a List's items.
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered, lines)
     try:
-        if start is not None and start[0] == path:
+        if item_start is not None:
+            i, column, on_dash = builder.item_start(item_start)
+        elif start is not None and start[0] == path:
             return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
-        i = builder.next_content(_body_start(builder.lines))
-        column = 0
+        else:
+            i, column, on_dash = builder.next_content(_body_start(builder.lines)), 0, False
         for key in path:
-            found = builder.find(i, column, key)
+            # An item's first key is on its dash's row, the others below it.
+            found = i if on_dash and builder.row(i)[2] == key else builder.find(i + 1 if on_dash else i, column, key)
+            on_dash = False
             if found < 0 or builder.row(found)[3]:
                 return None
             nested = builder.nested_start(found, column)
             if nested is None or nested[2] or not builder.row(nested[0])[2]:
                 return None
             i, column, _ = nested
+        if on_dash:
+            return None  # an item that is the template itself: its first key shares the dash's row
         return builder.mapping(i, column, TEMPLATE_PARTS)
     except _Bail:
         return None  # something the splicer reads is outside what rows tell: compose it
@@ -2476,6 +2509,8 @@ def field_line(
     row_cache: RowCache | None = None,
     plain_values: dict[str, Any] | None = None,
     covered: Covered = (),
+    item_start: int | None = None,
+    lines: list[str] | None = None,
 ) -> int | None:
     """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
@@ -2483,11 +2518,11 @@ def field_line(
     found, else of the root's. A path that goes on into a flow collection closed on its
     line is followed through its value, every node of it on that line (a finding about
     ``envFrom: [{secretRef: {name: s}}]``); one over lines is left to libyaml's nodes
-    (None). ``covered``: what :func:`parse` gave.
+    (None). ``covered``: what :func:`parse` gave. ``item_start`` and ``lines``: the root
+    is the List item that starts on that line, as in template_node (the line is still the
+    document's).
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
-    row = builder.next_content(_body_start(builder.lines))
-    line = row
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered, lines)
     item_line: int | None = None
     # Where the path is: a block mapping or sequence at ``column`` whose first key or item is
     # on ``row`` (``on_dash``: a mapping that is a sequence's item, its first key after the
@@ -2495,6 +2530,11 @@ def field_line(
     column: int | None = 0
     in_sequence = on_dash = flow = False
     try:
+        if item_start is None:
+            row = builder.next_content(_body_start(builder.lines))
+        else:
+            row, column, on_dash = builder.item_start(item_start)
+        line = row
         parts = list(field_parts(dotted))
         for at, (index, key) in enumerate(parts):
             if flow:
