@@ -11,7 +11,9 @@ Each chart is rendered once with its default values (``helm template --include-c
 release ``bench``, namespace ``bench``); a chart's dependencies that live in remote
 repositories are dropped, since nothing but the module proxy is reachable. ``mix`` is
 every chart's render repeated with the namespace renamed, as a platform team's bundle
-of many releases would be. ``styles`` is generated (gen_bundle.styled_bundle).
+of many releases would be. ``mimir-dashboards-list`` is mimir's render (with its dashboards)
+as one ``kind: List``, as ``kubectl get -o yaml`` prints objects. ``styles`` is generated
+(gen_bundle.styled_bundle).
 
 Not here: kube-prometheus (the module proxy refuses it: 403); its shape, a ConfigMapList of
 dashboards, is in ``styles``, and istio's Grafana add-on (``istio-grafana``) holds real
@@ -321,6 +323,23 @@ def mix(renders: list[Path]) -> Path:
     return target
 
 
+def as_list(render: Path, name: str) -> Path:
+    """A render's documents as the items of one ``kind: List``, as ``kubectl get -o yaml``
+    prints objects (its text kept: each document's lines indented under its item's dash)."""
+    target = CORPUS / f"{name}.yaml"
+    if target.exists():
+        return target
+    items = []
+    for document in re.split(r"(?m)^---[^\n]*\n", render.read_text()):
+        lines = document.rstrip("\n").split("\n")
+        while lines and (not lines[0].strip() or lines[0].startswith("#")):
+            lines.pop(0)  # helm's "# Source:" comment, blank lines
+        if lines:
+            items.append("\n".join(["- " + lines[0], *("  " + line if line else "" for line in lines[1:])]) + "\n")
+    target.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(items) + 'metadata:\n  resourceVersion: ""\n')
+    return target
+
+
 def styles(documents: int = 6000) -> Path:
     target = CORPUS / f"styles-{documents}.yaml"
     if not target.exists():
@@ -337,6 +356,7 @@ def corpus() -> dict[str, Path]:
     inputs.update({m.name: copy_manifest(m) for m in MANIFESTS})
     inputs.update({tree.name: copy_tree(tree) for tree in TREES})
     inputs["mix"] = mix(renders)
+    inputs["mimir-dashboards-list"] = as_list(inputs["mimir-dashboards"], "mimir-dashboards-list")
     inputs["styles"] = styles()
     return inputs
 

@@ -12,7 +12,8 @@ from tests.support.splitting import Splits, outcome
 from tests.support.tools import REPO_ROOT, in_ci, tool
 from tests.unit.test_fast_path_differential import assert_same
 from wavegen.core.plan import Options
-from wavegen.stream import fastparse
+from wavegen.stream import fastparse, nodes
+from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.split import split_stream
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -39,6 +40,24 @@ def test_both_paths_agree_on_every_real_render() -> None:
             assert_same(path.read_bytes())
         except AssertionError as err:
             raise AssertionError(f"{name}: the fast path and libyaml disagree") from err
+
+
+def test_a_render_as_one_list_is_edited_and_located_as_libyaml_places_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mimir's render as one ``kind: List`` (benchmarks/corpus.py's ``as_list``): its workloads'
+    edits and its findings' lines equal libyaml's, and come from the reader's rows (no composing)."""
+    monkeypatch.setattr(corpus, "CORPUS", tmp_path)
+    data = corpus.as_list(real_renders()["mimir-dashboards"], "listed").read_bytes()
+    # Its runtime ConfigMap renamed: the workloads' references to it are findings, each located.
+    data = data.replace(b"\n    name: bench-mimir-runtime\n", b"\n    name: renamed\n", 1)
+
+    def ran(fast: bool) -> tuple[list[bytes], list[str]]:
+        result = run([InputDocument("bundle.yaml", data)], Options(), fast=fast, jobs=1)
+        return result.outputs, [repr(finding) for finding in result.findings]
+
+    expected = ran(False)
+    monkeypatch.setattr(nodes, "compose", lambda text: pytest.fail("the List was composed"))
+    assert ran(True) == expected
+    assert expected[0][0].count(b"wavegen.io/config-hash") == 15 and len(expected[1]) == 15, expected[1]
 
 
 def test_the_reader_takes_the_documents_of_real_renders() -> None:
