@@ -504,7 +504,7 @@ class Engine:
             return body, root_line, None, None, template, shaped, covered, anchored
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
         reads, identity = self.reader.read_body(body)
-        if reads is None and deferred and body.get("data").__class__ not in (dict, type(None)):
+        if reads is None and deferred and _unmade(body.get("data")):
             body["data"] = dict(body["data"])  # kept (no ConfigMap of v1): its values made, as read
         return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered, anchored
 
@@ -976,6 +976,12 @@ def _context_free(pieces: list[Piece], directives: bool) -> bool:
         index and not piece.text.startswith("---") and ("..." in piece.text or piece.has_content())
         for index, piece in enumerate(pieces)
     )
+
+
+def _unmade(data: Any) -> bool:
+    """Whether a ConfigMap's ``data`` is a TextData (see fastparse.parse's ``defer_data``), not
+    the dict, list or scalar a document may hold there."""
+    return data.__class__ is not dict and isinstance(data, Mapping)
 
 
 def _list_lines(parsed: _ParsedFile, piece_index: int) -> list[str]:
