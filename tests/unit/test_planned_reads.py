@@ -311,6 +311,65 @@ def test_a_configmap_kept_whole_has_its_values_made() -> None:
     assert kept.body["data"] == _full_objects(text.encode(), Options())[0].body["data"]
 
 
+def _as_list(*documents: str) -> str:
+    """Documents as the items of one List, each indented under its dash."""
+    items = []
+    for document in documents:
+        first, *rest = document.rstrip("\n").split("\n")
+        items.append("\n".join(["- " + first, *("  " + line if line else "" for line in rest)]) + "\n")
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(items)
+
+
+def test_only_a_lists_mounted_dashboards_are_built(monkeypatch: Any) -> None:
+    """As above for the ConfigMaps that are a List's items (``kubectl get -o yaml``'s output, a
+    ConfigMapList): each item's data is a TextData, its values made only when hashed."""
+    from wavegen.stream import fastparse
+
+    made: list[str] = []
+    real = fastparse._without_indentation
+    monkeypatch.setattr(fastparse, "_without_indentation", lambda *arguments: made.append("") or real(*arguments))
+    listed = _as_list(_dashboard("unmounted", 400), _GRAFANA, _dashboard("mounted", 300)).encode()
+    fast = run([InputDocument("bundle.yaml", listed)], Options(), fast=True, jobs=1)
+    assert len(made) == 1  # the mounted one, once
+    reference = run([InputDocument("bundle.yaml", listed)], Options(), fast=False, jobs=1)
+    assert fast.outputs == reference.outputs and repr(fast.findings) == repr(reference.findings)
+    assert b"wavegen.io/config-hash" in fast.outputs[0]
+    engine = Engine(Options(), only_planned=True)
+    engine.add(InputDocument("bundle.yaml", listed))
+    items = _full_objects(listed, Options())
+    for index in (0, 2):
+        read = engine.objects[index].reads
+        assert isinstance(read, ConfigSource) and isinstance(read.text_data, TextData)
+        assert dict(read.text_data) == items[index].body["data"]
+
+
+def test_a_lists_long_values_are_made_where_anything_else_may_read_them() -> None:
+    """In a List, only its ConfigMap items' data is left unmade; a long literal anywhere else
+    (another kind's item, an annotation) has every value made, and a ConfigMap of another
+    group is kept whole with its data a plain dict."""
+    from wavegen.stream import fastparse
+
+    annotation = "  annotations:\n    script: |\n" + "".join(f"      echo {i}\n" for i in range(100))
+    other_kind = _dashboard("s", 300).replace("kind: ConfigMap", "kind: Widget")
+    cases = {
+        "deferred": (_as_list(_dashboard("a", 300), _dashboard("b", 300)), [True, True]),
+        "another kind's long literal": (_as_list(_dashboard("a", 300), other_kind), [False, False]),
+        "an annotation's": (_as_list(_dashboard("a", 300), _dashboard("b", 300, annotation)), [False, False]),
+        "a value that is no string": (_as_list(_dashboard("a", 300).replace("small: value", "small: 3")), [False]),
+    }
+    for name, (text, deferred) in cases.items():
+        read = fastparse.parse(text, defer_data=True)
+        made = fastparse.parse(text)
+        assert read is not None and made is not None, name
+        items = read[0]["items"]
+        assert [item["data"].__class__ is TextData for item in items] == deferred, name
+        assert [dict(item["data"]) for item in items] == [item["data"] for item in made[0]["items"]], name
+    kept = _as_list(_dashboard("d", 300).replace("apiVersion: v1", "apiVersion: example.com/v1"), _GRAFANA)
+    engine = Engine(Options(), only_planned=True)
+    engine.add(InputDocument("bundle.yaml", kept.encode()))
+    assert engine.objects[0].reads is None and engine.objects[0].body["data"].__class__ is dict
+
+
 _JSON_LINES = st.sampled_from(["{", '  "a": 1,', '"title": "x"', "}", "  - item", "key: value", "#!/bin/sh", "\tindented tab"])
 
 

@@ -106,7 +106,7 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_starts", "list_lines", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "name", "pieces")
     name: str
     bom: str
     pieces: list[Piece]
@@ -116,10 +116,9 @@ class _ParsedFile(Record, hashable=False):
     fast_read: dict[int, fastparse.TemplateStart | None]
     # Of those, the pieces with lines their rows step over (fastparse.Covered; few have any).
     covered: dict[int, fastparse.Covered]
-    # List pieces the subset reader read: the line where each object item starts.
-    item_starts: dict[int, dict[int, int]]
-    # Their lines (fastparse.document_lines), split once when a finding or an edit needs rows.
-    list_lines: dict[int, list[str]]
+    # List pieces the subset reader read: for each object item, the line where it starts and
+    # where the next object item does (-1: none), the lines its rows are read from (_item_window).
+    item_lines: dict[int, dict[int, tuple[int, int]]]
 
     def __init__(
         self,
@@ -130,8 +129,7 @@ class _ParsedFile(Record, hashable=False):
         aliased: set[int] | None = None,
         fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
         covered: dict[int, fastparse.Covered] | None = None,
-        item_starts: dict[int, dict[int, int]] | None = None,
-        list_lines: dict[int, list[str]] | None = None,
+        item_lines: dict[int, dict[int, tuple[int, int]]] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
@@ -140,8 +138,7 @@ class _ParsedFile(Record, hashable=False):
         self.aliased = set() if aliased is None else aliased
         self.fast_read = {} if fast_read is None else fast_read
         self.covered = {} if covered is None else covered
-        self.item_starts = {} if item_starts is None else item_starts
-        self.list_lines = {} if list_lines is None else list_lines
+        self.item_lines = {} if item_lines is None else item_lines
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -401,7 +398,10 @@ class Engine:
             # Not marked fast_read: an item's template and fields are found from where it starts.
             for body, line, item, item_reads, item_identity in read:
                 self._append_object(body, line, file_index, piece_index, item, item_reads, item_identity)
-            parsed.item_starts[piece_index] = {item: line for _, line, item, _, _ in read}
+            starts = sorted((line, item) for _, line, item, _, _ in read)
+            parsed.item_lines[piece_index] = {
+                item: (line, starts[index + 1][0] if index + 1 < len(starts) else -1) for index, (line, item) in enumerate(starts)
+            }
             return
         body, root_line, reads, identity, template, _, covered, anchored = read
         self._append_object(body, root_line, file_index, piece_index, None, reads, identity)
@@ -439,7 +439,9 @@ class Engine:
 
     def _read_list_fast(self, text: str) -> _ListRead | None:
         """The items of a List document, read by the subset reader (None: compose it)."""
-        fast = fastparse.parse(text, self.plain_values, None, self.row_cache, self.screened)
+        # Its ConfigMaps read for their stored form alone keep their long values unmade until hashed.
+        deferred = self.reader is not None
+        fast = fastparse.parse(text, self.plain_values, None, self.row_cache, self.screened, deferred)
         if fast is None:
             return None
         body, root_line, _, _, covered, anchored = fast  # read whole (no fields): nothing is left for libyaml to check
@@ -460,6 +462,8 @@ class Engine:
                     read.append((item, lines[index], index, None, None))
                 else:
                     reads, identity = self.reader.read_body(item)
+                    if reads is None and _unmade(item.get("data")):
+                        item["data"] = dict(item["data"])  # kept (no ConfigMap of v1): its values made, as read
                     read.append((item if reads is None else _PLANNED, lines[index], index, reads, identity))
         return read
 
@@ -793,16 +797,16 @@ class Engine:
         parsed = self.files[where.file]
         piece = parsed.pieces[where.piece]
         if where.item is not None:
-            starts = parsed.item_starts.get(where.piece)
-            if starts is None:
+            window = _item_window(parsed, where.piece, where.item)
+            if window is None:
                 return None
-            lines = _list_lines(parsed, where.piece)
-            within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, (), starts[where.item], lines)
-        elif where.piece in parsed.fast_read:
-            covered = parsed.covered.get(where.piece, ())
-            within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, covered)
-        else:
+            text, _, first = window
+            within = fastparse.field_line(text, field, self.row_cache, self.plain_values, (), 0)
+            return None if within is None else piece.line + first + within
+        if where.piece not in parsed.fast_read:
             return None
+        covered = parsed.covered.get(where.piece, ())
+        within = fastparse.field_line(piece.text, field, self.row_cache, self.plain_values, covered)
         return None if within is None else piece.line + within
 
     def _locate_finding(
@@ -904,29 +908,32 @@ class Engine:
                     if object_node is None or shared_near_template(object_node, template.path):
                         unsafe.add(key)
                         continue
-                doc = parsed.docs.get(where.piece)
-                if doc is None:
-                    text = parsed.pieces[where.piece].text
-                    doc = parsed.docs[where.piece] = DocumentText(text, line_starts(text))
+                doc = _document(parsed, where.piece)
                 node: AnyNode | None = None
+                marked = doc  # the text the node's marks are in: the document, or a List item's lines
+                shift = 0  # where that text starts in the document
                 if where.item is not None:
-                    starts = parsed.item_starts.get(where.piece)
-                    if starts is not None:
-                        lines = _list_lines(parsed, where.piece)
-                        node = fastparse.template_node(
-                            doc.text, template.path, self.row_cache, self.plain_values, None, (), starts[where.item], lines
-                        )
+                    window = _item_window(parsed, where.piece, where.item)
+                    if window is not None:
+                        text, shift, _ = window
+                        node = fastparse.template_node(text, template.path, self.row_cache, self.plain_values, None, (), 0)
+                        marked = DocumentText(text, line_starts(text))
+                        marked.eol = doc.eol  # (what the whole document's inserted lines end with)
                 elif where.piece in parsed.fast_read:
                     start = parsed.fast_read[where.piece]
                     covered = parsed.covered.get(where.piece, ())
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
                 if node is None:
+                    marked, shift = doc, 0
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
                     if node is None or not is_mapping(node):
                         raise Unsafe("template not found")
-                    edits.setdefault(key, []).extend(template_edits(doc, node, template.desired))
+                    made = template_edits(marked, node, template.desired)
+                    edits.setdefault(key, []).extend(
+                        made if marked is doc else [Edit(edit.start + shift, edit.end + shift, edit.text) for edit in made]
+                    )
                 except Unsafe:
                     unsafe.add(key)
         outputs: list[Output] = []
@@ -984,12 +991,29 @@ def _unmade(data: Any) -> bool:
     return data.__class__ is not dict and isinstance(data, Mapping)
 
 
-def _list_lines(parsed: _ParsedFile, piece_index: int) -> list[str]:
-    """The lines of a List piece the subset reader read, split on first use (see _ParsedFile.list_lines)."""
-    lines = parsed.list_lines.get(piece_index)
-    if lines is None:
-        lines = parsed.list_lines[piece_index] = fastparse.document_lines(parsed.pieces[piece_index].text)
-    return lines
+def _document(parsed: _ParsedFile, piece_index: int) -> DocumentText:
+    """A piece's text with its line starts, made when first needed and kept for the run."""
+    doc = parsed.docs.get(piece_index)
+    if doc is None:
+        text = parsed.pieces[piece_index].text
+        doc = parsed.docs[piece_index] = DocumentText(text, line_starts(text))
+    return doc
+
+
+def _item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple[str, int, int] | None:
+    """A List item's lines as rows read them, from its first line to the next object item's
+    (whose dash, or a line left of its own keys, ends its mappings): their text, where it
+    starts in the piece and its first line. None for an item of a List the reader did not read.
+
+    The List's lines are never split whole (a List of 2.7 MB is 56,000 lines): the item's rows
+    give its template's nodes and its fields' lines, their marks in its text."""
+    spans = parsed.item_lines.get(piece_index)
+    if spans is None:
+        return None
+    first, following = spans[item]
+    doc = _document(parsed, piece_index)
+    begin = doc.line_start(first)
+    return doc.text[begin : doc.line_start(following) if following >= 0 else len(doc.text)], begin, first
 
 
 def _roundtrip(text: str, changes: list[fallback.Change]) -> str:

@@ -1702,11 +1702,6 @@ def _document_lines(text: str) -> list[str]:
     return lines
 
 
-def document_lines(text: str) -> list[str]:
-    """A document's lines as template_node and field_line split them: a List's, split once for all its items."""
-    return _document_lines(text)
-
-
 def _document_body(text: str) -> str:
     """A piece's document as _document_lines splits it: LF line breaks, an end marker left out."""
     text = _lf_only(text)
@@ -1743,7 +1738,8 @@ def parse(
     ``screened``: see _unreadable.
     ``defer_data``: a ConfigMap's long literal values under ``data`` are left unmade, its
     ``data`` a TextData, where every other value of the document is as without it (for a
-    caller that keeps only the ConfigMap's stored form: nothing else may hold them).
+    caller that keeps only the ConfigMap's stored form: nothing else may hold them); in a
+    List, those of its ConfigMap items.
     """
     spans: list[_LiteralSpan] = []
     lines = _readable_lines(text, screened, True, spans, defer_data)
@@ -1765,24 +1761,42 @@ def parse(
 
 
 def _data_deferred(read: Read, deferred: int) -> bool:
-    """Whether the ``deferred`` values left unmade are all of the read body's ``data``, of
-    strings to strings (the reader's keys are: it declines any other), and no anchor may have
-    copied one: then that ``data`` is made a TextData."""
+    """Whether the ``deferred`` values left unmade are all of the ``data`` of the read body
+    (or of the ConfigMaps among a List's items), of strings to strings (the reader's keys
+    are: it declines any other), and no anchor may have copied one: then each such ``data``
+    is made a TextData."""
     body, anchored = read[0], read[5]
-    data = body.get("data")
-    if anchored or data.__class__ is not dict:
+    if anchored:
         return False
+    items = body.get("items")
+    if items.__class__ is list and str(body.get("kind")).endswith("List"):
+        owners = [item for item in items if item.__class__ is dict and item.get("kind") == "ConfigMap"]
+    else:
+        owners = [body]
+    holding = []
     found = 0
-    for value in data.values():
-        if getattr(value, "__func__", None) is _LiteralSpan.made:
-            found += 1
-        elif value.__class__ is not str:
-            return False  # (a value the stored form reads another way, or refuses)
+    for owner in owners:
+        data = owner.get("data")
+        if data.__class__ is not dict:
+            continue
+        unmade = 0
+        others = False
+        for value in data.values():
+            if getattr(value, "__func__", None) is _LiteralSpan.made:
+                unmade += 1
+            elif value.__class__ is not str:
+                others = True
+        if unmade:
+            if others:
+                return False  # (a value the stored form reads another way, or refuses)
+            holding.append(owner)
+            found += unmade
     if found != deferred:
         return False
     from ..core.textdata import TextData  # (imported only where there is one to make)
 
-    body["data"] = TextData(data)
+    for owner in holding:
+        owner["data"] = TextData(owner["data"])
     return True
 
 
@@ -2265,19 +2279,9 @@ class _NodeBuilder:
         self.rows: list[_Row | None] = [None] * len(lines)
 
     @classmethod
-    def over(
-        cls,
-        text: str,
-        row_cache: RowCache | None,
-        plain_values: dict[str, Any] | None,
-        covered: Covered,
-        lines: list[str] | None = None,
-    ) -> _NodeBuilder:
-        """A builder over the lines of a document :func:`parse` accepted (``lines``: its
-        document_lines, when they were split before), ``covered`` its lines read as blank."""
-        if lines is None:
-            lines = _document_lines(text)
-        builder = cls(lines, {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
+    def over(cls, text: str, row_cache: RowCache | None, plain_values: dict[str, Any] | None, covered: Covered) -> _NodeBuilder:
+        """A builder over the lines of a document :func:`parse` accepted, ``covered`` its lines read as blank."""
+        builder = cls(_document_lines(text), {} if row_cache is None else row_cache, {} if plain_values is None else plain_values)
         for start, end in covered:
             builder.rows[start:end] = [_END_ROW] * (end - start)
         return builder
@@ -2467,7 +2471,6 @@ def template_node(
     start: TemplateStart | None = None,
     covered: Covered = (),
     item_start: int | None = None,
-    lines: list[str] | None = None,
 ) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
@@ -2475,10 +2478,10 @@ def template_node(
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
     ``start``: where :func:`parse` found the template (used when its path is ``path``);
     ``covered``: what :func:`parse` gave. ``item_start``: the path is in the List item
-    that starts on that line (see list_item_lines), not in the document's root;
-    ``lines``: the document's document_lines, split once for all of a List's items.
+    that starts on that line (see list_item_lines), not in the document's root (``text``
+    may be the item's lines alone, from that line: see engine._item_window).
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values, covered, lines)
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     try:
         if item_start is not None:
             i, column, on_dash = builder.item_start(item_start)
@@ -2510,7 +2513,6 @@ def field_line(
     plain_values: dict[str, Any] | None = None,
     covered: Covered = (),
     item_start: int | None = None,
-    lines: list[str] | None = None,
 ) -> int | None:
     """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
@@ -2518,11 +2520,10 @@ def field_line(
     found, else of the root's. A path that goes on into a flow collection closed on its
     line is followed through its value, every node of it on that line (a finding about
     ``envFrom: [{secretRef: {name: s}}]``); one over lines is left to libyaml's nodes
-    (None). ``covered``: what :func:`parse` gave. ``item_start`` and ``lines``: the root
-    is the List item that starts on that line, as in template_node (the line is still the
-    document's).
+    (None). ``covered``: what :func:`parse` gave. ``item_start``: the root is the List item
+    that starts on that line, as in template_node (the line is still the text's).
     """
-    builder = _NodeBuilder.over(text, row_cache, plain_values, covered, lines)
+    builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     item_line: int | None = None
     # Where the path is: a block mapping or sequence at ``column`` whose first key or item is
     # on ``row`` (``on_dash``: a mapping that is a sequence's item, its first key after the
