@@ -444,7 +444,7 @@ def listed_workloads(draw: st.DrawFn) -> bytes:
     """The ConfigMap and Deployment above as items of a List, as ``kubectl get -o yaml``
     writes one (and people by hand): dashes at the root's column or indented, a dash alone on
     its line, other items around them; the ConfigMap perhaps left out, so that the Deployment's
-    reference is a finding whose line is looked up in the List."""
+    reference is a finding whose line is looked up in the List; LF, CRLF or both."""
     configmap, deployment = draw(workloads()).decode().split("---\n")[1:]
     step = draw(st.sampled_from([0, 2]))
     pad = " " * step
@@ -455,7 +455,11 @@ def listed_workloads(draw: st.DrawFn) -> bytes:
         lines = [line for line in document.rstrip("\n").split("\n") if not line.startswith("#")]
         head = f"{pad}-\n{pad}  {lines[0]}" if draw(st.booleans()) else f"{pad}- {lines[0]}"
         items.append("\n".join([head, *(f"{pad}  {line}" if line else "" for line in lines[1:])]) + "\n")
-    return ("apiVersion: v1\nkind: List\nitems:\n" + "".join(items) + "metadata:\n  resourceVersion: ''\n").encode()
+    breaks = draw(st.sampled_from(["LF", "CRLF", "mixed"]))
+    if breaks == "mixed":  # CRLF in the first item alone: a document's inserted lines end as its first CRLF says
+        items[0] = items[0].replace("\n", "\r\n")
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(items) + "metadata:\n  resourceVersion: ''\n"
+    return (text.replace("\n", "\r\n") if breaks == "CRLF" else text).encode()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
