@@ -318,6 +318,25 @@ def dashboard_list(count: int, panels: int = 60) -> str:
     return "---\napiVersion: v1\nitems:\n" + "".join(items) + "kind: ConfigMapList\n---\n" + deployment
 
 
+def quoted_dashboards(count: int, panels: int = 60) -> str:
+    """``count`` ConfigMaps of one Grafana dashboard each, its JSON one double-quoted line as
+    helm's ``{{ .Files.Get "dashboards/x.json" | toJson }}`` writes it (its line breaks and
+    quotes escaped), and the Deployment that mounts them."""
+    import json
+
+    configmaps = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboard-{i}\n  namespace: monitoring\n"
+        f"data:\n  dashboard-{i}.json: {json.dumps(_dashboard_json(i, panels))}\n"
+        for i in range(count)
+    )
+    volumes = "".join(f"      - name: d{i}\n        configMap:\n          name: dashboard-{i}\n" for i in range(count))
+    return configmaps + (
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: grafana\n  namespace: monitoring\nspec:\n"
+        "  template:\n    spec:\n      containers:\n      - name: grafana\n        image: grafana/grafana:11.2.0\n"
+        f"      volumes:\n{volumes}"
+    )
+
+
 def styled_bundle(documents: int) -> str:
     """About ``documents`` documents in the styles people write, and a ConfigMapList of dashboards."""
     kinds = ("Deployment", "StatefulSet", "DaemonSet", "Deployment")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import input_files
-from gen_bundle import crd_bundle, dashboard_list, hand_edited_bundle, workload_bundle
+from gen_bundle import crd_bundle, dashboard_list, hand_edited_bundle, quoted_dashboards, workload_bundle
 from startup_bench import LAUNCHER, as_installed, clean_site_python, console_script, export_revision, load_average
 
 # PyYAML has no constructor for YAML 1.1's value key, a plain "=" (prometheus-operator's
@@ -188,6 +188,7 @@ def corpus_main(args: argparse.Namespace) -> None:
             "generated-workloads": workload_bundle(args.count),
             "generated-crds": crd_bundle(300),
             "generated-dashboards": dashboard_list(20),
+            "generated-quoted-dashboards": quoted_dashboards(20),
             "one-document": workload_bundle(1).split("---\n")[-1],
             "hand-edited": hand_edited_bundle(),
         }
