@@ -1007,6 +1007,21 @@ def test_a_long_quoted_scalar_on_one_line_is_read_without_a_state_for_each_escap
     assert_same(text.encode())
 
 
+def test_long_lines_and_values_are_not_kept_for_the_next_documents() -> None:
+    """The run's caches of split lines and plain values keep short ones alone: a long line
+    seldom comes again, and its row would keep its text twice past its document."""
+    long_json = '"' + "x" * 600 + '"'
+    long_plain = "y" * 600
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: {long_json}\n  b: {long_plain}\n  c: short\n"
+    rows: fastparse.RowCache = {}
+    plains: dict[str, Any] = {}
+    read = fastparse.parse(text, plains, None, rows)
+    assert read is not None and read[0]["data"] == {"a": "x" * 600, "b": long_plain, "c": "short"}
+    assert "  c: short" in rows and "short" in plains
+    limit = fastparse._MAX_CACHED_CHARS
+    assert all(len(line) <= limit for line in rows) and all(len(value) <= limit for value in plains)
+
+
 def test_a_long_quoted_scalar_in_go_yamls_folding_is_read_and_checked_as_libyaml_does() -> None:
     """Each line of a quoted scalar that only continues it is taken in one match, its escapes
     unescaped (or, for the check, matched) once over the folded text."""

@@ -1080,6 +1080,10 @@ _END_ROW: _Row = (0, "", "", "", _BLANK, None)
 # Lines repeat across the documents of a bundle ("    spec:", "      - name: app"): each
 # distinct line is split once per run. Bounded, and per run only: lines may hold secret values.
 _MAX_CACHED_ROWS = 1024
+# Lines and plain values longer than this are not kept for the next documents: such a line
+# seldom comes again, and a row holds its text twice (the key, and the value after it): a
+# dashboard's JSON quoted on one line by helm's toJson kept 72 KB a dashboard past its document.
+_MAX_CACHED_CHARS = 512
 RowCache = dict[str, _Row]
 
 
@@ -1099,7 +1103,7 @@ def _plain_value(text: str, plains: dict[str, Any]) -> Any:
     value = plains.get(text, _UNSEEN)
     if value is _UNSEEN:
         value = _resolve_plain(text)
-        if len(plains) < _MAX_CACHED_VALUES:
+        if len(plains) < _MAX_CACHED_VALUES and len(text) <= _MAX_CACHED_CHARS:
             plains[text] = value
     return value
 
@@ -1181,7 +1185,7 @@ def _row_at(rows: list[_Row | None], lines: list[str], i: int, cache: RowCache, 
     """Row i, split now (and kept for the next documents while the cache has room)."""
     line = lines[i]
     row = rows[i] = _row(line, plains)
-    if len(cache) < _MAX_CACHED_ROWS:
+    if len(cache) < _MAX_CACHED_ROWS and len(line) <= _MAX_CACHED_CHARS:
         cache[line] = row
     return row
 
