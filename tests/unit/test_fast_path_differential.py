@@ -450,6 +450,8 @@ def listed_workloads(draw: st.DrawFn) -> bytes:
     pad = " " * step
     documents = [deployment] if draw(st.booleans()) else [configmap, deployment]
     documents.insert(draw(st.integers(0, len(documents))), "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n")
+    if draw(st.booleans()):  # an item that is no object, between the windows of those that are
+        documents.insert(draw(st.integers(0, len(documents))), draw(st.sampled_from(["note", "[]", "- nested"])))
     items: list[str] = []
     for document in documents:
         lines = [line for line in document.rstrip("\n").split("\n") if not line.startswith("#")]
@@ -474,7 +476,7 @@ def test_a_lists_items_are_edited_and_located_without_composing_it(monkeypatch: 
     reader's rows, not by composing it again (which took a List of 2.9 MB 0.3 s a run)."""
     data = (
         b"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
-        b"  data:\n    a: b\n-\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: d\n  spec:\n"
+        b"  data:\n    a: b\n- no object\n-\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: d\n  spec:\n"
         b"    template:\n      metadata:\n        labels:\n          app: a\n      spec:\n        containers:\n"
         b"        - name: c\n          envFrom:\n          - configMapRef:\n              name: cm\n"
         b"          - secretRef:\n              name: gone\n"
@@ -491,7 +493,7 @@ def test_a_lists_items_are_edited_and_located_without_composing_it(monkeypatch: 
     assert composed == []
     outputs, findings, _ = expected[0]
     assert outputs[0].count(b"      metadata:\n        annotations:\n          wavegen.io/config-hash: ") == 3  # d's, e's and f's
-    assert len(findings) == 1 and "Secret" in findings[0] and "line=26," in findings[0]
+    assert len(findings) == 1 and "Secret" in findings[0] and "line=27," in findings[0]
 
 
 def _true_depth(text: str) -> int:
