@@ -12,8 +12,9 @@ release ``bench``, namespace ``bench``); a chart's dependencies that live in rem
 repositories are dropped, since nothing but the module proxy is reachable. ``mix`` is
 every chart's render repeated with the namespace renamed, as a platform team's bundle
 of many releases would be. ``mimir-dashboards-list`` is mimir's render (with its dashboards)
-as one ``kind: List``, as ``kubectl get -o yaml`` prints objects. ``styles`` is generated
-(gen_bundle.styled_bundle).
+as one ``kind: List``, as ``kubectl get -o yaml`` prints objects; ``charts-json-list`` the first
+nine charts' objects (but their CRDs) as one JSON List, as ``kubectl get -o json`` prints them.
+``styles`` is generated (gen_bundle.styled_bundle).
 
 Not here: kube-prometheus (the module proxy refuses it: 403); its shape, a ConfigMapList of
 dashboards, is in ``styles``, and istio's Grafana add-on (``istio-grafana``) holds real
@@ -340,6 +341,27 @@ def as_list(render: Path, name: str) -> Path:
     return target
 
 
+def as_json_list(renders: list[Path], name: str) -> Path:
+    """The objects of renders (their CRDs left out) as one JSON ``kind: List``, as ``kubectl get
+    -o json`` prints objects (4-space indentation) and jsonnet writes manifests."""
+    target = CORPUS / f"{name}.json"
+    if target.exists():
+        return target
+    import json
+
+    import yaml
+
+    items = [
+        document
+        for path in renders
+        for document in yaml.load_all(_without_crds(path.read_text()), Loader=yaml.CSafeLoader)
+        if isinstance(document, dict)
+    ]
+    listed = {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+    target.write_text(json.dumps(listed, indent=4) + "\n")
+    return target
+
+
 def styles(documents: int = 6000) -> Path:
     target = CORPUS / f"styles-{documents}.yaml"
     if not target.exists():
@@ -357,6 +379,7 @@ def corpus() -> dict[str, Path]:
     inputs.update({tree.name: copy_tree(tree) for tree in TREES})
     inputs["mix"] = mix(renders)
     inputs["mimir-dashboards-list"] = as_list(inputs["mimir-dashboards"], "mimir-dashboards-list")
+    inputs["charts-json-list"] = as_json_list(renders, "charts-json-list")
     inputs["styles"] = styles()
     return inputs
 

@@ -97,6 +97,32 @@ def test_null_annotations_fall_back_to_a_round_trip() -> None:
     assert out.startswith(CM)
 
 
+@pytest.mark.parametrize("written", ["null", "Null", "NULL", "~", "null  # none yet"])
+@pytest.mark.parametrize("fast", [True, False])
+def test_annotations_written_as_a_null_get_the_hash_lines_in_its_place(written: str, fast: bool) -> None:
+    """``annotations: null`` (or JSON's ``"annotations": null``, as ``kubectl get -o json``
+    writes it) becomes a flow mapping of the hash lines there, in both styles and on both
+    paths, and nothing else changes: it was a round trip of the whole document, which wrote a
+    pretty-printed JSON List on one line."""
+    text = CM + "---\n" + deploy(f"      annotations: {written}\n      labels:\n        app: d\n")
+    data = json.dumps(yaml.safe_load(deploy("      annotations: null\n      labels:\n        app: d\n")), indent=2)
+    for source, null in ((text, written.split(" ")[0]), (CM + "---\n" + data + "\n", "null")):
+        result = run([InputDocument("in.yaml", source.encode())], Options(), fast=fast)
+        out = result.outputs[0].decode()
+        assert result.fallbacks == [] and "wavegen.io/config-hash" in annotations(out)
+        line = next(line for line in source.splitlines() if '"annotations": null' in line or "annotations: " in line)
+        hashed = {"wavegen.io/config-hash": annotations(out)["wavegen.io/config-hash"]}
+        assert out == source.replace(line, line.replace(null, "{" + json.dumps(hashed)[1:-1] + "}", 1))
+        again = run([InputDocument("in.yaml", out.encode())], Options(), fast=fast)
+        assert again.outputs[0].decode() == out
+
+
+def test_an_empty_null_in_a_flow_mapping_still_falls_back_to_a_round_trip() -> None:
+    text = CM + "---\n" + deploy("      {annotations: , labels: {app: d}}\n")
+    result = run([InputDocument("in.yaml", text.encode())], Options())
+    assert result.fallbacks and "wavegen.io/config-hash" in annotations(result.outputs[0].decode())
+
+
 def test_existing_value_keeps_its_quote_style_and_comment() -> None:
     text = CM + "---\n" + deploy("      annotations:\n        wavegen.io/config-hash: 'old' # mine\n")
     out = transform(text)

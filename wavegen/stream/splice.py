@@ -164,6 +164,20 @@ def _fill_implicit_null(
     return Edit(end, end, _render_block(entries, key_node.start_mark.column + step, step, doc.eol))
 
 
+# How YAML 1.1 writes a null on one line (what JSON writes: null); an implicit one has no text.
+_NULL_SPELLINGS = ("null", "Null", "NULL", "~")
+
+
+def _explicit_null(doc: DocumentText, value_node: AnyNode, entries: Mapping[str, object]) -> Edit | None:
+    """Entries as a flow mapping in place of a null written out (``"annotations": null``, as a
+    JSON manifest or ``kubectl get -o json`` has it): the null's text and nothing else changes.
+    None for an implicit null (no text), which _fill_implicit_null takes."""
+    start, end = doc.node_start(value_node), doc.node_end(value_node)
+    if doc.text[start:end] not in _NULL_SPELLINGS:
+        return None
+    return Edit(start, end, f"{{{_render_flow(entries)}}}")
+
+
 def _replace_scalar(doc: DocumentText, node: AnyNode, value: str) -> Edit | None:
     if not is_scalar(node) or node.style not in (None, "", "'", '"'):  # libyaml marks plain as ""
         raise Unsafe("annotation value is not a one-line scalar")
@@ -209,6 +223,9 @@ def template_edits(doc: DocumentText, template: AnyNode, desired: Mapping[str, s
         if not to_set:
             return []
         if annotations_pair is not None:
+            explicit = _explicit_null(doc, annotations_pair[1], to_set)
+            if explicit is not None:
+                return [explicit]
             return [_fill_implicit_null(doc, metadata, annotations_pair[0], annotations_pair[1], to_set)]
         if not metadata.value:
             raise Unsafe("empty metadata")
