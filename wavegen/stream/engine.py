@@ -344,6 +344,10 @@ class Engine:
         self.row_cache: fastparse.RowCache = {}
         # Lines of documents passed through, classified for fastparse.check_passed_through, likewise.
         self.check_cache: fastparse.CheckCache = {}
+        # The last document composed again for its nodes (see _node), kept from locating the
+        # plan's findings to rendering its edits: a List libyaml composed is composed once for
+        # both (a JSON List of 600 KB took a third of its run for each); one document's at most.
+        self.composed: dict[tuple[int, int], Node | None] = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
         # What the pieces' documents of the input being added are known to hold none of, so the
@@ -875,8 +879,7 @@ class Engine:
         by_position: dict[tuple[str, int, int], int] = {}
         for obj in self.objects:
             by_position.setdefault((obj.file, obj.document, obj.line), obj.uid)
-        cache: dict[tuple[int, int], Node | None] = {}
-        result.findings = [self._locate_finding(f, by_position, cache) for f in result.findings]
+        result.findings = [self._locate_finding(f, by_position, self.composed) for f in result.findings]
         return result
 
     def unchanged(self) -> list[Output]:
@@ -888,7 +891,7 @@ class Engine:
         edits: dict[tuple[int, int], list[Edit]] = {}
         changes: dict[tuple[int, int], list[fallback.Change]] = {}
         unsafe: set[tuple[int, int]] = set()
-        roots: dict[tuple[int, int], Node | None] = {}
+        roots = self.composed
         for workload in result.workloads:
             if not workload.changed:
                 continue
@@ -936,6 +939,7 @@ class Engine:
                     )
                 except Unsafe:
                     unsafe.add(key)
+        roots.clear()  # (no more nodes are needed: the edits hold offsets)
         outputs: list[Output] = []
         fallbacks: list[str] = []
         touched = {file_index for file_index, _ in edits.keys() | unsafe}
