@@ -55,7 +55,7 @@ def test_a_render_as_one_list_is_edited_and_located_as_libyaml_places_it(tmp_pat
         return result.outputs, [repr(finding) for finding in result.findings]
 
     expected = ran(False)
-    monkeypatch.setattr(nodes, "compose", lambda text: pytest.fail("the List was composed"))
+    monkeypatch.setattr(nodes, "compose", lambda *_: pytest.fail("the List was composed"))
     assert ran(True) == expected
     assert expected[0][0].count(b"wavegen.io/config-hash") == 15 and len(expected[1]) == 15, expected[1]
 

@@ -488,7 +488,7 @@ def test_a_lists_items_are_edited_and_located_without_composing_it(monkeypatch: 
     expected = _outcome(data, Options(), False)
     composed: list[str] = []
     real = nodes_module.compose
-    monkeypatch.setattr(nodes_module, "compose", lambda text: composed.append(text) or real(text))
+    monkeypatch.setattr(nodes_module, "compose", lambda text, *rest: composed.append(text) or real(text, *rest))
     assert _outcome(data, Options(), True) == expected
     assert composed == []
     outputs, findings, _ = expected[0]
@@ -1521,7 +1521,7 @@ def test_tabs_in_literals_and_crlf_breaks_are_read_without_libyaml(eol: str, mon
     assert fastparse.parse(pieces[1]) is not None
     assert_same(text.encode())
 
-    def no_libyaml(text: str) -> None:
+    def no_libyaml(text: str, *_: object) -> None:
         raise AssertionError(f"libyaml asked: {text[:60]!r}")
 
     monkeypatch.setattr(nodes_module, "compose", no_libyaml)
@@ -1558,7 +1558,7 @@ def test_documents_ending_with_an_end_marker_are_read_and_checked_whole(monkeypa
     for text in ("a: b\n...\nc: d\n", "a: b\n....\n", "a: b\n... x\n", "a: b\n...\t\n"):
         assert fastparse.document_text(text) is None or fastparse.document_text(text) == text, text
 
-    def no_compose(text: str) -> None:
+    def no_compose(text: str, *_: object) -> None:
         raise AssertionError("composed")
 
     monkeypatch.setattr(nodes_module, "compose", no_compose)
@@ -1685,7 +1685,7 @@ def test_list_documents() -> None:
 def test_the_fast_path_reads_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     """Guards test_list_documents: Lists are read without libyaml's composer."""
 
-    def no_compose(text: str) -> None:
+    def no_compose(text: str, *_: object) -> None:
         raise AssertionError("composed")
 
     monkeypatch.setattr(nodes_module, "compose", no_compose)
@@ -2008,7 +2008,7 @@ def test_a_command_over_lines_is_read_and_walked_without_libyaml(text: str, monk
         assert_same(text.encode(), options)
     expected = run([InputDocument("b.yaml", text.encode())], Options(missing="warn"))
 
-    def no_libyaml(text: str) -> None:
+    def no_libyaml(text: str, *_: object) -> None:
         raise AssertionError(f"libyaml asked: {text[:60]!r}")
 
     monkeypatch.setattr(nodes_module, "compose", no_libyaml)
@@ -2545,9 +2545,9 @@ def test_anchors_aliases_and_merge_keys_are_read_without_libyaml(monkeypatch: py
     real_compose = nodes_module.compose
     composed: list[str] = []
 
-    def counted(text: str) -> Any:
+    def counted(text: str, depth_checked: bool = False) -> Any:
         composed.append(text)
-        return real_compose(text)
+        return real_compose(text, depth_checked)
 
     monkeypatch.setattr(nodes_module, "compose", counted)
     monkeypatch.setattr(nodes_module, "libyaml_accepts", lambda *args: pytest.fail("checked by libyaml"))

@@ -590,7 +590,8 @@ class Engine:
                 if fast is not None:
                     self._append_read(fast, parsed, file_index, piece_index)
                 elif relevant[piece_index] is not None:
-                    self._compose_piece(parsed, file_index, piece_index, piece)
+                    # (_examined checked its depth, here or in a child, or nothing was added)
+                    self._compose_piece(parsed, file_index, piece_index, piece, depth_checked=True)
         except WavegenError:
             del self.located[first_uid:]
             del self.objects[first_uid:]
@@ -740,15 +741,17 @@ class Engine:
             raise err.located(file=name, document=piece.number, line_offset=piece.line, template=piece.helm_template()) from None
         self._compose_piece(parsed, file_index, piece_index, piece)
 
-    def _compose_piece(self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece) -> None:
-        """Compose a relevant document with libyaml and add its object(s)."""
+    def _compose_piece(
+        self, parsed: _ParsedFile, file_index: int, piece_index: int, piece: Piece, depth_checked: bool = False
+    ) -> None:
+        """Compose a relevant document with libyaml and add its object(s) (``depth_checked``: see nodes.compose)."""
         import yaml
 
         from . import nodes
 
         name = parsed.name
         try:
-            root = nodes.compose(piece.text)
+            root = nodes.compose(piece.text, depth_checked)
             if root is None:
                 return
             converted = nodes.to_python(root, "&" in piece.text)
@@ -789,7 +792,8 @@ class Engine:
             # Objects of one document are adjacent: keeping only the last
             # document's tree bounds memory to one document.
             cache.clear()
-            cache[key] = nodes.compose(self.files[where.file].pieces[where.piece].text)
+            # Its depth is known: the reader read it within the limit, or it was composed to be added.
+            cache[key] = nodes.compose(self.files[where.file].pieces[where.piece].text, depth_checked=True)
         root = cache[key]
         if root is None or where.item is None:
             return root

@@ -240,9 +240,11 @@ class _LeanResolveLoader(_Loader):
 assert not _Loader.yaml_path_resolvers and None not in _Loader.yaml_implicit_resolvers
 
 
-def compose(text: str) -> Node | None:
-    """The node tree of a single-document text (None for an empty one)."""
-    check_depth(text)
+def compose(text: str, depth_checked: bool = False) -> Node | None:
+    """The node tree of a single-document text (None for an empty one); ``depth_checked``: the
+    caller knows the text within the depth limit (check_depth found it so, or it was composed)."""
+    if not depth_checked:
+        check_depth(text)
     loader = _LeanResolveLoader(text)
     try:
         return loader.get_single_node()
