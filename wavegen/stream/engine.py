@@ -809,7 +809,7 @@ class Engine:
             if window is None:
                 return None
             text, _, first = window
-            within = fastparse.field_line(text, field, self.row_cache, self.plain_values, (), 0)
+            within = fastparse.field_line(text, field, self.row_cache, self.plain_values, item=True)
             return None if within is None else piece.line + first + within
         if where.piece not in parsed.fast_read:
             return None
@@ -923,7 +923,7 @@ class Engine:
                     window = _item_window(parsed, where.piece, where.item)
                     if window is not None:
                         text, shift, _ = window
-                        node = fastparse.template_node(text, template.path, self.row_cache, self.plain_values, None, (), 0)
+                        node = fastparse.template_node(text, template.path, self.row_cache, self.plain_values, item=True)
                         marked = DocumentText(text, line_starts(text))
                         marked.eol = doc.eol  # (what the whole document's inserted lines end with)
                 elif where.piece in parsed.fast_read:
@@ -931,7 +931,7 @@ class Engine:
                     covered = parsed.covered.get(where.piece, ())
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
                 if node is None:
-                    marked, shift = doc, 0
+                    marked = doc  # (libyaml's marks are the whole document's)
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:

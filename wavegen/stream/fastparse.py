@@ -2351,8 +2351,11 @@ class _NodeBuilder:
                     yield i
             i += 1
 
-    def find(self, i: int, column: int, wanted: str) -> int:
-        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent)."""
+    def find(self, i: int, column: int, wanted: str, on_dash: bool = False) -> int:
+        """The row of key ``wanted`` in the block mapping at ``column`` whose first key is row i (-1 if absent);
+        ``on_dash``: a sequence's item, whose first key is on its dash's row i and the others below it."""
+        if on_dash:
+            return i if self.row(i)[2] == wanted else self.find(i + 1, column, wanted)
         return next((row for row in self.key_rows(i, column) if self.row(row)[2] == wanted), -1)
 
     def item_start(self, i: int) -> tuple[int, int, bool]:
@@ -2496,28 +2499,27 @@ def template_node(
     plain_values: dict[str, Any] | None = None,
     start: TemplateStart | None = None,
     covered: Covered = (),
-    item_start: int | None = None,
+    item: bool = False,
 ) -> MappingNode | None:
     """The pod template at ``path`` of a document :func:`parse` accepted, as nodes for the splicer (None: compose instead).
 
     Builds only what ``template_edits`` reads: the template's pairs (other values
     shallow), its metadata and annotations in full, with libyaml's marks and styles.
     ``start``: where :func:`parse` found the template (used when its path is ``path``);
-    ``covered``: what :func:`parse` gave. ``item_start``: the path is in the List item
-    that starts on that line (see list_item_lines), not in the document's root (``text``
-    may be the item's lines alone, from that line: see engine._item_window).
+    ``covered``: what :func:`parse` gave. ``item``: ``text`` is a List item's lines, from the
+    line list_item_lines found for it (see engine._item_window): the path starts at the item,
+    not at a document's root.
     """
     builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     try:
-        if item_start is not None:
-            i, column, on_dash = builder.item_start(item_start)
+        if item:
+            i, column, on_dash = builder.item_start(0)
         elif start is not None and start[0] == path:
             return builder.mapping(start[1], start[2], TEMPLATE_PARTS)
         else:
             i, column, on_dash = builder.next_content(_body_start(builder.lines)), 0, False
         for key in path:
-            # An item's first key is on its dash's row, the others below it.
-            found = i if on_dash and builder.row(i)[2] == key else builder.find(i + 1 if on_dash else i, column, key)
+            found = builder.find(i, column, key, on_dash)
             on_dash = False
             if found < 0 or builder.row(found)[3]:
                 return None
@@ -2538,7 +2540,7 @@ def field_line(
     row_cache: RowCache | None = None,
     plain_values: dict[str, Any] | None = None,
     covered: Covered = (),
-    item_start: int | None = None,
+    item: bool = False,
 ) -> int | None:
     """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
@@ -2546,8 +2548,8 @@ def field_line(
     found, else of the root's. A path that goes on into a flow collection closed on its
     line is followed through its value, every node of it on that line (a finding about
     ``envFrom: [{secretRef: {name: s}}]``); one over lines is left to libyaml's nodes
-    (None). ``covered``: what :func:`parse` gave. ``item_start``: the root is the List item
-    that starts on that line, as in template_node (the line is still the text's).
+    (None). ``covered``: what :func:`parse` gave. ``item``: the root is the List item whose
+    lines ``text`` is, as in template_node.
     """
     builder = _NodeBuilder.over(text, row_cache, plain_values, covered)
     item_line: int | None = None
@@ -2557,10 +2559,10 @@ def field_line(
     column: int | None = 0
     in_sequence = on_dash = flow = False
     try:
-        if item_start is None:
-            row = builder.next_content(_body_start(builder.lines))
+        if item:
+            row, column, on_dash = builder.item_start(0)
         else:
-            row, column, on_dash = builder.item_start(item_start)
+            row = builder.next_content(_body_start(builder.lines))
         line = row
         parts = list(field_parts(dotted))
         for at, (index, key) in enumerate(parts):
@@ -2587,8 +2589,7 @@ def field_line(
                         column, flow = None, builder.row(row)[3][:1] in ("[", "{")
                 item_line = line = row
                 continue
-            rest_start = row + 1 if on_dash else row  # an item's later keys start below its dash
-            found = row if on_dash and builder.row(row)[2] == key else builder.find(rest_start, column, key)
+            found = builder.find(row, column, key, on_dash)
             if found < 0:
                 break
             line = found
