@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -230,10 +231,12 @@ _GRAFANA = (
 )
 
 
-def test_only_mounted_dashboards_are_built(monkeypatch: Any) -> None:
+@pytest.mark.parametrize("listed", [False, True])
+def test_only_mounted_dashboards_are_built(listed: bool, monkeypatch: Any) -> None:
     """A long literal of a ConfigMap's data is made only when its ConfigMap is hashed: Grafana's
     sidecar finds its dashboards by label, and nothing needs their text. What a run gives is the
-    reference path's, bytes and findings."""
+    reference path's, bytes and findings. The same for ConfigMaps that are a List's items
+    (``kubectl get -o yaml``'s output, a ConfigMapList): each item's data is a TextData."""
     from wavegen.stream import fastparse
 
     made: list[str] = []
@@ -245,7 +248,8 @@ def test_only_mounted_dashboards_are_built(monkeypatch: Any) -> None:
         return text
 
     monkeypatch.setattr(fastparse, "_without_indentation", counted)
-    bundle = "---\n".join([_dashboard("unmounted", 400), _GRAFANA, _dashboard("mounted", 300)]).encode()
+    documents = [_dashboard("unmounted", 400), _GRAFANA, _dashboard("mounted", 300)]
+    bundle = (_as_list(*documents) if listed else "---\n".join(documents)).encode()
     fast = run([InputDocument("bundle.yaml", bundle)], Options(), fast=True, jobs=1)
     assert made == ['  {"id": 0, "title": "mounted 0"},']  # the mounted one, once
     reference = run([InputDocument("bundle.yaml", bundle)], Options(), fast=False, jobs=1)
@@ -318,29 +322,6 @@ def _as_list(*documents: str) -> str:
         first, *rest = document.rstrip("\n").split("\n")
         items.append("\n".join(["- " + first, *("  " + line if line else "" for line in rest)]) + "\n")
     return "apiVersion: v1\nkind: List\nitems:\n" + "".join(items)
-
-
-def test_only_a_lists_mounted_dashboards_are_built(monkeypatch: Any) -> None:
-    """As above for the ConfigMaps that are a List's items (``kubectl get -o yaml``'s output, a
-    ConfigMapList): each item's data is a TextData, its values made only when hashed."""
-    from wavegen.stream import fastparse
-
-    made: list[str] = []
-    real = fastparse._without_indentation
-    monkeypatch.setattr(fastparse, "_without_indentation", lambda *arguments: made.append("") or real(*arguments))
-    listed = _as_list(_dashboard("unmounted", 400), _GRAFANA, _dashboard("mounted", 300)).encode()
-    fast = run([InputDocument("bundle.yaml", listed)], Options(), fast=True, jobs=1)
-    assert len(made) == 1  # the mounted one, once
-    reference = run([InputDocument("bundle.yaml", listed)], Options(), fast=False, jobs=1)
-    assert fast.outputs == reference.outputs and repr(fast.findings) == repr(reference.findings)
-    assert b"wavegen.io/config-hash" in fast.outputs[0]
-    engine = Engine(Options(), only_planned=True)
-    engine.add(InputDocument("bundle.yaml", listed))
-    items = _full_objects(listed, Options())
-    for index in (0, 2):
-        read = engine.objects[index].reads
-        assert isinstance(read, ConfigSource) and isinstance(read.text_data, TextData)
-        assert dict(read.text_data) == items[index].body["data"]
 
 
 def test_a_lists_long_values_are_made_where_anything_else_may_read_them() -> None:
