@@ -1582,7 +1582,7 @@ def test_the_fast_path_reads_the_styles_people_write() -> None:
     assert all(fastparse.template_node(t, ("spec", "template")) is not None for t in workloads)
     # flat flow collections are split at their commas, not tokenized (the comparisons above hold both to libyaml)
     assert fastparse._flat_flow('{app: x, tier: "web"}') == {"app": "x", "tier": "web"}
-    assert fastparse._flat_flow('["--port", 80]') == ["--port", fastparse._resolve_plain("80")]
+    assert fastparse._flat_flow('["--port", 80]') == ["--port", fastparse.resolve_plain("80")]
     assert fastparse._flat_flow("{a: [b]}") is fastparse._UNSEEN
     over_lines = ('a: "one\n  two"\n', "a:\n  - 'x\n\n    y'\n", 'a: "x\\\n   y" # c\n')
     assert [fastparse.parse(text)[0]["a"] for text in over_lines] == ["one two", ["x\ny"], "xy"]  # type: ignore[index]

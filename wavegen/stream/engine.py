@@ -106,7 +106,7 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "json_items", "name", "pieces")
     name: str
     bom: str
     pieces: list[Piece]
@@ -119,6 +119,8 @@ class _ParsedFile(Record, hashable=False):
     # List pieces the subset reader read: for each object item, the line where it starts and
     # where the next object item does (-1: none), the lines its rows are read from (_item_window).
     item_lines: dict[int, dict[int, tuple[int, int]]]
+    # List pieces read as JSON: each item's start and end offsets in the piece (_json_item_window).
+    json_items: dict[int, list[tuple[int, int]]]
 
     def __init__(
         self,
@@ -130,6 +132,7 @@ class _ParsedFile(Record, hashable=False):
         fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
         covered: dict[int, fastparse.Covered] | None = None,
         item_lines: dict[int, dict[int, tuple[int, int]]] | None = None,
+        json_items: dict[int, list[tuple[int, int]]] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
@@ -139,6 +142,7 @@ class _ParsedFile(Record, hashable=False):
         self.fast_read = {} if fast_read is None else fast_read
         self.covered = {} if covered is None else covered
         self.item_lines = {} if item_lines is None else item_lines
+        self.json_items = {} if json_items is None else json_items
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -318,6 +322,14 @@ _PLANNED: Mapping[str, Any] = type(type.__dict__)({})
 _ListRead = list[tuple[Mapping[str, Any], int, int, PlanReads, Identity | None]]
 
 
+class _JsonRead(NamedTuple):
+    """The objects of a document read as JSON (see jsonread): as a List's items are kept (item
+    None for a document that is one object), and a List's items' offsets in the piece."""
+
+    objects: list[tuple[Mapping[str, Any], int, int | None, PlanReads, Identity | None]]
+    items: list[tuple[int, int]] | None
+
+
 class Engine:
     """Parses inputs into core objects and renders a plan back into bytes."""
 
@@ -347,7 +359,7 @@ class Engine:
         # The last document composed again for its nodes (see _node), kept from locating the
         # plan's findings to rendering its edits: a List libyaml composed is composed once for
         # both (a JSON List of 600 KB took a third of its run for each); one document's at most.
-        self.composed: dict[tuple[int, int], Node | None] = {}
+        self.composed: dict[tuple[int, int, int], Node | None] = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
         # What the pieces' documents of the input being added are known to hold none of, so the
@@ -397,7 +409,14 @@ class Engine:
         # The few documents that need edits are composed again when rendering.
         self.located.append(_Located(file_index, piece_index, item))
 
-    def _append_read(self, read: _Read | _ListRead, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
+    def _append_read(self, read: _Read | _ListRead | _JsonRead, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
+        if isinstance(read, _JsonRead):
+            # Not marked fast_read: its template and fields are found in libyaml's nodes (see _node).
+            for body, line, item, reads, identity in read.objects:
+                self._append_object(body, line, file_index, piece_index, item, reads, identity)
+            if read.items is not None:
+                parsed.json_items[piece_index] = read.items
+            return
         if isinstance(read, list):
             # Not marked fast_read: an item's template and fields are found from where it starts.
             for body, line, item, item_reads, item_identity in read:
@@ -471,13 +490,53 @@ class Engine:
                     read.append((item if reads is None else _PLANNED, lines[index], index, reads, identity))
         return read
 
-    def _read_fast(self, text: str, kind: str) -> _Read | _ListRead | None:
+    def _read_json(self, text: str) -> _JsonRead | None:
+        """The objects of a document written as JSON, as the reference path adds them (None: compose it)."""
+        from . import jsonread
+
+        read = jsonread.read(text)
+        if read is None:
+            return None
+        body, root_line, spans = read
+        try:
+            if not self._check_object(body, root_line):
+                return _JsonRead([], None)  # passed through: nothing to add
+        except WavegenError:
+            return None  # the reference path words it
+        if "kind" not in body:
+            return _JsonRead([], None)
+        items = body.get("items")
+        if not body["kind"].endswith("List") or not isinstance(items, list):
+            return _JsonRead([self._planned(body, root_line, None)], None)
+        assert spans is not None and len(spans) == len(items)  # (a root's items array is read with offsets)
+        objects = []
+        line = offset = 0
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and "kind" in item:
+                start = spans[index][0]
+                line += text.count("\n", offset, start)
+                offset = start
+                objects.append(self._planned(item, line, index))
+        return _JsonRead(objects, spans)
+
+    def _planned(
+        self, body: dict[str, Any], line: int, item: int | None
+    ) -> tuple[Mapping[str, Any], int, int | None, PlanReads, Identity | None]:
+        """An object as it is kept: whole, or (only_planned) what the planner reads of it and its identity."""
+        if self.reader is None:
+            return body, line, item, None, None
+        reads, identity = self.reader.read_body(body)
+        return (body if reads is None else _PLANNED), line, item, reads, identity
+
+    def _read_fast(self, text: str, kind: str) -> _Read | _ListRead | _JsonRead | None:
         """A relevant document's value without libyaml, when the subset reader can give it.
 
         Everything the reader accepts is valid YAML (see fastparse). Anything it
         declines, List documents, and objects the checks would refuse go through the
         reference composer, which also words every error.
         """
+        if _json_rooted(text):
+            return self._read_json(text)  # (the subset reader takes no document whose root is a flow mapping)
         if kind.endswith("List"):
             return self._read_list_fast(text)
         fields: FieldTree | None = None
@@ -649,11 +708,11 @@ class Engine:
 
     def _examined(
         self, pieces: list[Piece], relevant: list[str | None], start: int, stop: int, reader_checks: bool
-    ) -> tuple[list[_Read | _ListRead | None], bool]:
+    ) -> tuple[list[_Read | _ListRead | _JsonRead | None], bool]:
         """What the subset reader read of pieces[start:stop], and whether all of them are valid (libyaml
         checks those the reader and the pass-through check cannot vouch for): False also for a piece
         too large or deep, which then goes piece by piece (see _add_checked_at_once)."""
-        reads: list[_Read | _ListRead | None] = []
+        reads: list[_Read | _ListRead | _JsonRead | None] = []
         unchecked: list[str] = []
         for index in range(start, stop):
             piece = pieces[index]
@@ -663,7 +722,9 @@ class Engine:
             # The reader keeps to the depth limit itself (it declines deeper documents).
             fast = self._read_fast(piece.text, wanted) if wanted is not None else None
             reads.append(fast)
-            if fast is not None and not isinstance(fast, list) and fast[5]:
+            if isinstance(fast, _JsonRead):
+                unchecked.append(piece.text)  # (jsonread leaves libyaml's check to its caller)
+            elif _only_shaped(fast):
                 # Read, but the flow collections it only shaped still need a check.
                 if not (reader_checks and self._reader_checks(piece)):
                     unchecked.append(piece.text)
@@ -728,10 +789,11 @@ class Engine:
                 nodes.validate_piece(piece.text)
                 return
             if self.fast:
-                # What the reader accepts is valid YAML (and within the depth limit); what
-                # it declines is composed below exactly as on the reference path.
+                # What the reader accepts is valid YAML (and within the depth limit) but what it
+                # only shaped and what it read as JSON, which libyaml checks; what it declines is
+                # composed below exactly as on the reference path.
                 fast = self._read_fast(piece.text, kind)
-                shaped = fast is not None and not isinstance(fast, list) and fast[5]
+                shaped = _only_shaped(fast) or isinstance(fast, _JsonRead)
                 if fast is not None and (not shaped or nodes.libyaml_accepts(piece.text)):
                     self._append_read(fast, parsed, file_index, piece_index)
                     return
@@ -782,20 +844,25 @@ class Engine:
             return
         self._add_object(body, root, file_index, piece_index, None)
 
-    def _node(self, uid: int, cache: dict[tuple[int, int], Node | None]) -> Node | None:
-        """The node of an object, composing its document again (once per document)."""
+    def _node(self, uid: int, cache: dict[tuple[int, int, int], Node | None]) -> Node | None:
+        """The node of an object, composing its document again (once per document), or the
+        item's own text for an item of a List read as JSON (its marks are in that text then:
+        see _json_item_window)."""
         from . import nodes
 
         where = self.located[uid]
-        key = (where.file, where.piece)
+        parsed = self.files[where.file]
+        window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
+        key = (where.file, where.piece, -1 if window is None or where.item is None else where.item)
         if key not in cache:
             # Objects of one document are adjacent: keeping only the last
             # document's tree bounds memory to one document.
             cache.clear()
             # Its depth is known: the reader read it within the limit, or it was composed to be added.
-            cache[key] = nodes.compose(self.files[where.file].pieces[where.piece].text, depth_checked=True)
+            text = parsed.pieces[where.piece].text if window is None else window[0]
+            cache[key] = nodes.compose(text, depth_checked=True)
         root = cache[key]
-        if root is None or where.item is None:
+        if root is None or where.item is None or window is not None:
             return root
         return next((node for index, node in nodes.iter_list_items(root) if index == where.item), None)
 
@@ -821,7 +888,7 @@ class Engine:
         self,
         finding: Finding,
         by_position: dict[tuple[str, int, int], int],
-        cache: dict[tuple[int, int], Node | None],
+        cache: dict[tuple[int, int, int], Node | None],
     ) -> Finding:
         if not finding.field or not finding.resource:
             return finding
@@ -931,7 +998,13 @@ class Engine:
                     covered = parsed.covered.get(where.piece, ())
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
                 if node is None:
-                    marked = doc  # (libyaml's marks are the whole document's)
+                    json_window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
+                    if json_window is None:
+                        marked = doc  # (libyaml's marks are the whole document's)
+                    else:
+                        text, shift = json_window  # (composed alone: its marks are its own text's)
+                        marked = DocumentText(text, line_starts(text))
+                        marked.eol = doc.eol
                     object_node = self._node(workload.uid, roots)
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
@@ -970,6 +1043,24 @@ class Engine:
                     chunks.append(piece.text)
             outputs.append(Output(parsed.name, parsed.text_chunks(), chunks, True))
         return outputs, fallbacks
+
+
+def _only_shaped(read: _Read | _ListRead | _JsonRead | None) -> bool:
+    """Whether the subset reader read a document but only shaped some of its flow collections (libyaml checks them)."""
+    return read is not None and not isinstance(read, (list, _JsonRead)) and read[5]
+
+
+def _json_rooted(text: str) -> bool:
+    """Whether a document's first content (past its "---" line, blank and comment lines) is a "{"."""
+    at = 0
+    while True:
+        end = text.find("\n", at)
+        line = text[at : len(text) if end < 0 else end].strip()
+        if line and line != "---" and line[0] != "#":
+            return line[0] == "{"
+        if end < 0:
+            return False
+        at = end + 1
 
 
 def _context_free(pieces: list[Piece], directives: bool) -> bool:
@@ -1022,6 +1113,22 @@ def _item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple[str,
     doc = _document(parsed, piece_index)
     begin = doc.line_start(first)
     return doc.text[begin : doc.line_start(following) if following >= 0 else len(doc.text)], begin, first
+
+
+def _json_item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple[str, int] | None:
+    """An item of a List read as JSON, from its line's start to its closing bracket, and where
+    that starts in the piece: libyaml composes it alone (a List of 600 KB is not composed whole
+    for each finding and edit). None for an item of a List not read so, or one that shares its
+    first line with what comes before it (its marks' columns would not be the List's)."""
+    spans = parsed.json_items.get(piece_index)
+    if spans is None:
+        return None
+    start, end = spans[item]
+    text = parsed.pieces[piece_index].text
+    begin = text.rfind("\n", 0, start) + 1
+    if text.count(" ", begin, start) != start - begin:
+        return None
+    return text[begin:end], begin
 
 
 def _roundtrip(text: str, changes: list[fallback.Change]) -> str:

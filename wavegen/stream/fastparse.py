@@ -196,7 +196,7 @@ class _Bail(Exception):
     """The document is outside the subset; the reference composer reads it."""
 
 
-def _resolve_plain(value: str) -> Any:
+def resolve_plain(value: str) -> Any:
     tag = implicit_tag(value)
     if tag == STR_TAG:
         return value
@@ -431,7 +431,7 @@ def _flow_value(text: str, tokens: list[_Token], index: int, depth: int, limit: 
         value = text[start:end]
         if not _flow_plain_start(value):
             raise _Bail
-        return _resolve_plain(value), index + 1
+        return resolve_plain(value), index + 1
     if kind == _DOUBLE_QUOTED:
         return _unescape(text[start + 1 : end - 1]), index + 1
     if kind == _SINGLE_QUOTED:
@@ -505,7 +505,7 @@ def _flat_item(part: str) -> Any:
         return body
     if not part or ":" in part or '"' in part or "'" in part or not _flow_plain_start(part):
         return _UNSEEN
-    return _resolve_plain(part)
+    return resolve_plain(part)
 
 
 def _flat_flow(rest: str) -> Any:
@@ -775,7 +775,7 @@ def _inline(lines: list[str], rest: str, i: int, indent: int, room: int = 0) -> 
     if first == "!":
         return _str_tagged(lines, rest, i, indent)
     value, end_line, _ = _plain_extent(lines, rest, i, indent)
-    return _resolve_plain(value), end_line + 1
+    return resolve_plain(value), end_line + 1
 
 
 def _after_str_tag(rest: str) -> str:
@@ -1102,7 +1102,7 @@ def _plain_value(text: str, plains: dict[str, Any]) -> Any:
     """A plain scalar's value, resolved once per run (``plains``, bounded: values come from untrusted input)."""
     value = plains.get(text, _UNSEEN)
     if value is _UNSEEN:
-        value = _resolve_plain(text)
+        value = resolve_plain(text)
         if len(plains) < _MAX_CACHED_VALUES and len(text) <= _MAX_CACHED_CHARS:
             plains[text] = value
     return value

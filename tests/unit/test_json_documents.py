@@ -1,0 +1,234 @@
+"""Documents written as JSON, read by jsonread, against the reference composer: identical bytes, findings, objects and errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tests.unit.test_fast_path_differential import _outcome, assert_same
+from wavegen.core.plan import Options
+from wavegen.stream import engine as engine_module
+from wavegen.stream import jsonread
+from wavegen.stream import nodes as nodes_module
+from wavegen.stream.engine import Engine, InputDocument
+from wavegen.stream.tree import MAX_DEPTH
+
+# Numbers as JSON writes them, which YAML 1.1 reads as ints, floats or (1e3, 1E-2) strings.
+NUMBERS = ["0", "-0", "7", "-12", "3.5", "-0.25", "1e3", "1E-2", "1.5e+3", "2.0E-5", "10.0", "123456789012345678901234"]
+STRINGS = st.one_of(
+    st.sampled_from(["", "x", "a b", "yes", "null", "1e3", "0x1F", "~", "a/b", 'q"uote', "back\\slash", "tab\there", "é", "😀"]),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=6),
+)
+
+
+def _number_marker(index: int) -> str:
+    return f"@@number{index}@@"
+
+
+@st.composite
+def json_values(draw: st.DrawFn, depth: int = 0) -> Any:
+    """A value of any JSON type, numbers as markers (see _styled) so that they keep the spelling drawn."""
+    choice = draw(st.integers(0, 6 if depth < 3 else 3))
+    if choice == 0:
+        return draw(STRINGS)
+    if choice == 1:
+        return _number_marker(draw(st.integers(0, len(NUMBERS) - 1)))
+    if choice == 2:
+        return draw(st.sampled_from([True, False, None]))
+    if choice == 3:
+        return draw(st.floats(allow_nan=False, allow_infinity=False))
+    if choice in (4, 5):
+        return draw(st.dictionaries(STRINGS, json_values(depth + 1), max_size=3))
+    return draw(st.lists(json_values(depth + 1), max_size=3))
+
+
+def _pod_template(draw: st.DrawFn) -> dict[str, Any]:
+    metadata = draw(
+        st.sampled_from(
+            [None, {}, {"labels": {"app": "a"}}, {"annotations": None}, {"annotations": {}}, {"annotations": {"x": "y"}}]
+        )
+    )
+    volume = {"name": "v", "configMap": {"name": draw(st.sampled_from(["cm", "gone"]))}}
+    spec = {
+        "containers": [{"name": "c", "image": "i", "envFrom": [{"secretRef": {"name": draw(st.sampled_from(["s", "lost"]))}}]}]
+    }
+    if draw(st.booleans()):
+        spec["volumes"] = [volume]
+    template: dict[str, Any] = {"spec": spec}
+    if metadata is not None:
+        template = {"metadata": metadata, **template} if draw(st.booleans()) else {**template, "metadata": metadata}
+    return template
+
+
+@st.composite
+def kube_objects(draw: st.DrawFn) -> list[dict[str, Any]]:
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"k": draw(STRINGS)}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"p": draw(STRINGS)}},
+    ]
+    for index in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["Deployment", "StatefulSet", "DaemonSet"]))
+        workload = {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": f"w{index}"}}
+        workload["spec"] = {"replicas": _number_marker(2), "template": _pod_template(draw)}
+        if draw(st.booleans()):
+            workload["extra"] = draw(json_values())
+        objects.append(workload)
+    if draw(st.booleans()):
+        objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"}, "spec": draw(json_values())})
+    return draw(st.permutations(objects))
+
+
+def _styled(draw: st.DrawFn, value: Any) -> str:
+    """value as JSON in a style drawn: indentation, separators, key order, escapes, numbers' spellings."""
+    indent = draw(st.sampled_from([None, None, 1, 2, 4, "\t"]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": "), (",", ": ")])) if indent is None else (",", ": ")
+    text = json.dumps(
+        value, indent=indent, separators=separators, ensure_ascii=draw(st.booleans()), sort_keys=draw(st.booleans())
+    )
+    for index, number in enumerate(NUMBERS):
+        text = text.replace(f'"{_number_marker(index)}"', number)
+    return text
+
+
+LEADS = ["", "---\n", "---\n# a comment\n", "\n", "---\n  ", "# c\n\n", "--- \n"]
+ENDS = ["\n", "", " \n", "\n\n", "\t\n", "\n\t\n", "\n# after\n", "\n...\n"]
+# Text changes JSON allows and libyaml may refuse or read otherwise (each applied to the first place it fits).
+CHANGES = [
+    ("", ""),
+    ('": ', '"\n: '),  # a key's colon on the next line
+    ('{"', '{"' + "k" * 1100 + '": 1, "'),  # a key past libyaml's simple-key length
+    ('{"', '{"apiVersion": "x", "'),  # a key twice
+    ("[", "[\n"),
+    ("}", "\n}"),
+    (",", " ,"),
+    ('"', '"\\u00e9\\/\\b\\f'),
+    ('"', '"\\ud83d\\ude00'),
+    ('"', '"\u2028'),
+    ('"', '"\x7f'),
+]
+
+
+@st.composite
+def json_streams(draw: st.DrawFn) -> bytes:
+    """Kubernetes objects written as JSON: one List (as ``kubectl get -o json`` prints), or a
+    document each (as jsonnet writes), in the styles and with the oddities above."""
+    objects = draw(kube_objects())
+    if draw(st.booleans()):
+        bodies: list[Any] = [{"apiVersion": "v1", "kind": draw(st.sampled_from(["List", "ConfigMapList"])), "items": objects}]
+        if draw(st.booleans()):
+            bodies[0]["items"].insert(draw(st.integers(0, len(objects))), draw(json_values()))
+        if draw(st.booleans()):
+            bodies[0] = {"metadata": {"resourceVersion": ""}, **bodies[0]}
+    else:
+        bodies = objects
+    documents = []
+    for body in bodies:
+        text = _styled(draw, body)
+        old, new = draw(st.sampled_from(CHANGES))
+        documents.append(draw(st.sampled_from(LEADS)) + text.replace(old, new, 1) + draw(st.sampled_from(ENDS)))
+    stream = "".join(d if d.startswith("---") or not index else "---\n" + d for index, d in enumerate(documents))
+    return (stream.replace("\n", "\r\n") if draw(st.booleans()) else stream).encode()
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_streams())
+@example(b'{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}]}')
+def test_generated_json_documents(data: bytes) -> None:
+    """Whatever jsonread reads, libyaml's path reads alike, edits alike and words alike where it refuses."""
+    assert_same(data, Options(missing="warn"))
+
+
+def test_json_read_is_taken() -> None:
+    """Guards the comparison above: jsonread reads documents in these styles (else both sides would be libyaml)."""
+    body = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "ConfigMap", "n": 1e3, "m": -0.5}, "x", {"a": None}]}
+    for text in (json.dumps(body), json.dumps(body, indent=2), "---\n# c\n" + json.dumps(body, indent="\t") + "\n"):
+        read = jsonread.read(text)
+        assert read is not None and read.items is not None and len(read.items) == 3
+        assert [text[start:end] for start, end in read.items][1] == '"x"'
+    assert jsonread.read('{"a": 1e3}')[0] == {"a": "1e3"}  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}',
+        '{"a": NaN}',
+        '{"a": 1} # c',
+        '{"a": 1}\n---\n',
+        "{a: 1}",
+        '{"a": "\\ud83d\\ude00"}',
+        '{"a": "\u2028"}',
+        "[1]",
+        '\t{"a": 1}',
+        '{"a": 1} {"b": 2}',
+    ],
+)
+def test_json_that_yaml_reads_otherwise_is_left_to_libyaml(text: str) -> None:
+    assert jsonread.read(text) is None
+
+
+def test_json_nesting_past_the_limit_is_refused_as_on_the_reference_path() -> None:
+    for depth in (MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 5000):
+        inner = '{"a": ' * (depth - 1) + "1" + "}" * (depth - 1)
+        text = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": ' + inner + "}"
+        read = jsonread.read(text)
+        assert (read is not None) == (depth <= MAX_DEPTH)
+        assert_same(text.encode())
+        assert_same(('{"apiVersion": "v1", "kind": "List", "items": [' + text + "]}").encode())
+
+
+def test_a_json_lists_items_are_composed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guard: a JSON List's objects are read without composing it, and each item edited or
+    located is composed alone (a List of 600 KB composed whole took a third of its run)."""
+    items = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}},
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "d"},
+            "spec": {
+                "template": {"metadata": {"annotations": None}, "spec": {"volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}
+            },
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "e"},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "envFrom": [{"secretRef": {"name": "gone"}}]}]}}},
+        },
+    ]
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4).encode()
+    expected = _outcome(data, Options(), False)
+    composed: list[str] = []
+    real = nodes_module.compose
+    monkeypatch.setattr(nodes_module, "compose", lambda text, *rest, **named: composed.append(text) or real(text, *rest, **named))
+    assert _outcome(data, Options(), True) == expected
+    assert composed and all(text.lstrip().startswith('{\n            "apiVersion": "apps/v1"') for text in composed)
+    outputs, findings, _ = expected[0]
+    assert outputs[0].count(b'"wavegen.io/config-hash": ') == 1  # d's ("e" references no ConfigMap of the bundle)
+    assert len(findings) == 1 and "Secret" in findings[0]
+    engine = Engine(Options())
+    engine.add(InputDocument("list.json", data))
+    assert [item for _, _, item in engine.located] == [0, 1, 2]
+    assert engine.files[0].json_items and not engine.files[0].item_lines
+
+
+def test_an_item_sharing_its_line_is_composed_with_its_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Minified JSON: an item whose line starts before it is found in the List composed whole."""
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"template": {"spec": {"volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}},
+    }
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}}
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [configmap, deployment]}).encode()
+    windows: list[object] = []
+    real = engine_module._json_item_window
+    monkeypatch.setattr(engine_module, "_json_item_window", lambda *a: windows.append(real(*a)) or windows[-1])
+    assert_same(data)
+    assert windows and all(window is None for window in windows)
