@@ -138,19 +138,24 @@ sys.path.insert(0, sys.argv[1])
 from wavegen.core.plan import Options
 from wavegen.stream import engine, fastparse
 from wavegen.stream.engine import InputDocument, run
+try:
+    from wavegen.stream import jsonread  # (documents written as JSON: read by the json module)
+except ImportError:
+    jsonread = None
 counts = collections.Counter()
-def counting(name):
-    original = getattr(fastparse, name, None)
+def counting(module, name, key):
+    original = getattr(module, name, None)
     if original is None:
         return
     def counted(text, *args, **kwargs):
         found = original(text, *args, **kwargs)
         if any(line.strip(" ") not in ("", "---") and line.lstrip(" ")[0] != "#" for line in text.splitlines()):
-            counts[name, found is not None and found is not False] += 1  # helm's comment-only pieces not counted
+            counts[key, found is not None and found is not False] += 1  # helm's comment-only pieces not counted
         return found
-    setattr(fastparse, name, counted)
-counting("parse")
-counting("check_passed_through")
+    setattr(module, name, counted)
+counting(fastparse, "parse", "parse")
+counting(jsonread, "read", "parse")
+counting(fastparse, "check_passed_through", "check_passed_through")
 sys.path.insert(0, sys.argv[3])
 from corpus import input_files
 from pathlib import Path
@@ -253,7 +258,8 @@ def corpus_main(args: argparse.Namespace) -> None:
         "same rounds: the least any wavegen installed as a console script can take. Start-up: this checkout's "
         "`wavegen transform` of an empty file (the launcher and wavegen's imports), what every input pays. Real renders: "
         "`benchmarks/corpus.py` (charts and manifests from Go modules through the module proxy, rendered by "
-        "the pinned helm). Reader: reads the subset reader accepted / documents offered to it (workloads, "
+        "the pinned helm). Reader: reads the subset reader (for documents written as JSON, the json module's "
+        "reader) accepted / documents offered to it (workloads, "
         "ConfigMaps, Secrets; and documents passed through that the check below declined, in inputs up to "
         "engine.READ_PASSED_THROUGH_CHARS). Checked: documents passed through that "
         "fastparse.check_passed_through vouched for / those asked about (the rest go to the reader or libyaml). "

@@ -25,6 +25,14 @@ def test_every_line_start_is_where_a_line_begins(
     for index in data.draw(st.lists(st.integers(0, len(expected) - 1), max_size=40)):
         assert starts[index] == expected[index]
     assert list(starts) == expected
+    # Past the last line, either way, asked of a fresh one (its lines not yet counted): IndexError.
+    for beyond in (len(expected), len(expected) + data.draw(st.integers(0, 5000)), -len(expected) - 1):
+        try:
+            LineStarts(text)[beyond]
+        except IndexError:
+            continue
+        raise AssertionError(f"line {beyond} of {len(expected)} found")
+    assert LineStarts(text)[-1] == expected[-1]
 
 
 def _named_by_splitting_it_all(text: str) -> str:

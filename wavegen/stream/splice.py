@@ -38,7 +38,8 @@ class DocumentText:
     def __init__(self, text: str, starts: Sequence[int]) -> None:
         self.text = text
         self.starts = starts
-        self.eol = "\r\n" if "\r\n" in text else "\n"
+        # ("\r" first: a search for one character takes a 5 MB document 0.2 ms, for two 2.8 ms)
+        self.eol = "\r\n" if "\r" in text and "\r\n" in text else "\n"
 
     def offset(self, line: int, column: int) -> int:
         return self.starts[line] + column
