@@ -23,7 +23,7 @@ from wavegen.stream.engine import Engine, InputDocument, run
 from wavegen.stream.nodes import check_depth
 from wavegen.stream.splice import DocumentText, template_edits
 from wavegen.stream.split import line_starts, split_stream
-from wavegen.stream.tree import MAX_DEPTH
+from wavegen.stream.tree import MAX_DEPTH, line_of
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -1809,7 +1809,7 @@ def _field_paths(value: Any, prefix: str = "") -> list[str]:
 
 
 def assert_same_field_lines(text: str) -> int:
-    """Every field's line read from rows is libyaml's (nodes.line_of); how many the rows told.
+    """Every field's line read from rows is libyaml's (tree.line_of); how many the rows told.
     (Rows step over the lines parse says they must, as the engine has them do.)"""
     read = fastparse.parse(text)
     if read is None or read[5]:
@@ -1821,7 +1821,7 @@ def assert_same_field_lines(text: str) -> int:
         line = fastparse.field_line(text, path, covered=read[4])
         if line is not None:
             told += 1
-            assert line == nodes_module.line_of(root, path), path
+            assert line == line_of(root, path), path
     return told
 
 

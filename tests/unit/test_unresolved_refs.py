@@ -15,7 +15,8 @@ from wavegen.core.plan import HASH_ANNOTATION, Options
 from wavegen.integrations import action
 from wavegen.integrations.krm import process
 from wavegen.stream.engine import InputDocument, run
-from wavegen.stream.nodes import compose, line_of
+from wavegen.stream.nodes import compose
+from wavegen.stream.tree import line_of
 
 SECRET_VALUE = "s3cr3t-canary-value"
 

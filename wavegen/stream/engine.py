@@ -13,7 +13,7 @@ from ..errors import WavegenError
 from . import fastparse, patterns
 from .splice import DocumentText, Edit, Unsafe, apply_edits, shared_near_template, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
-from .tree import is_mapping, node_at
+from .tree import is_mapping, line_of, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in type aliases.
@@ -900,8 +900,6 @@ class Engine:
             node = self._node(uid, cache)
             if node is None:
                 return finding
-            from .nodes import line_of
-
             line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
         return Finding(
             finding.severity,

@@ -22,7 +22,7 @@ from ..core.model import TypedScalar
 from ..core.plan import FieldTree, TemplateFields
 from . import patterns
 from .resolver import BOOL_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG, implicit_tag
-from .tree import MAX_DEPTH, PROPERTY, MappingNode, Node, ScalarNode, SequenceNode, field_parts
+from .tree import MAX_DEPTH, PROPERTY, MappingNode, Node, Position, ScalarNode, SequenceNode, field_parts
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in the type aliases below.
@@ -2275,18 +2275,8 @@ _Wanted = dict[str, "_Wanted"]
 TEMPLATE_PARTS: _Wanted = {"metadata": {"annotations": {}}}
 
 
-class _Position:
-    """The part of a libyaml mark the splicer reads: where a node starts or ends."""
-
-    __slots__ = ("column", "line")
-
-    def __init__(self, line: int, column: int) -> None:
-        self.line = line
-        self.column = column
-
-
-def _mark(line: int, column: int) -> Any:  # a Mark to the splicer; a full yaml Mark costs 3x as much
-    return _Position(line, column)
+def _mark(line: int, column: int) -> Any:  # a Mark to the splicer (see tree.Position)
+    return Position(line, column)
 
 
 class _NodeBuilder:
@@ -2542,7 +2532,7 @@ def field_line(
     covered: Covered = (),
     item: bool = False,
 ) -> int | None:
-    """What nodes.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
+    """What tree.line_of gives for a document :func:`parse` accepted, read from its rows (None: compose instead).
 
     The 1-based line of the innermost list item the path reaches, else of the last key
     found, else of the root's. A path that goes on into a flow collection closed on its
@@ -2613,7 +2603,7 @@ def field_line(
 def _line_in_flow(value: Any, parts: list[tuple[int | None, str]], row: int, line: int, item_line: int | None) -> int:
     """field_line's answer for the rest of a path (``parts``) that goes on into a flow
     collection whose value is ``value``, all on row ``row``: each part found there is on that
-    row, as nodes.line_of would find it (keys by their text, as mapping_get matches str keys)."""
+    row, as tree.line_of would find it (keys by their text, as mapping_get matches str keys)."""
     for index, key in parts:
         if index is not None:
             if value.__class__ is not list or index >= len(value):

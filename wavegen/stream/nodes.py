@@ -13,13 +13,12 @@ from ..core.model import TypedScalar
 from ..core.record import Record
 from ..errors import WavegenError
 from .resolver import BOOL_TAG, MAP_TAG, MERGE_TAG, NULL_TAG, SEQ_TAG, STR_TAG
-from .tree import MAX_DEPTH, MAX_EXPANDED_NODES, field_parts, mapping_get, node_at
+from .tree import MAX_DEPTH, MAX_EXPANDED_NODES, node_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from .tree import AnyNode
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -388,34 +387,6 @@ def to_python(root: Node, may_have_anchors: bool = True) -> Converted:
             line=root.start_mark.line + 1,
         )
     return Converted(value, has_alias)
-
-
-def line_of(root: Node, dotted: str) -> int:
-    """1-based line (within the document) a field path points at.
-
-    With a list index in the path this is the line of the innermost list
-    item reached (the ``env`` or ``envFrom`` entry, the volume, the projected
-    source), so a finding points at the exact entry; without one, the line
-    of the last key found. The root's line when nothing is found.
-    """
-    line = int(root.start_mark.line)
-    item_line: int | None = None
-    node: AnyNode = root
-    for index, key in field_parts(dotted):
-        if index is not None:
-            if not isinstance(node, SequenceNode) or index >= len(node.value):
-                break
-            node = node.value[index]
-            item_line = line = int(node.start_mark.line)
-            continue
-        if not isinstance(node, MappingNode):
-            break
-        pair = mapping_get(node, key)
-        if pair is None:
-            break
-        line = int(pair[0].start_mark.line)
-        node = pair[1]
-    return (item_line if item_line is not None else line) + 1
 
 
 def iter_list_items(root: Node) -> Iterator[tuple[int, Node]]:
