@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -15,8 +20,10 @@ from wavegen.stream import engine as engine_module
 from wavegen.stream import jsonread
 from wavegen.stream import nodes as nodes_module
 from wavegen.stream.engine import Engine, InputDocument
+from wavegen.stream.split import split_stream
 from wavegen.stream.tree import MAX_DEPTH
 
+ROOT = Path(__file__).resolve().parents[2]
 # Numbers as JSON writes them, which YAML 1.1 reads as ints, floats or (1e3, 1E-2) strings.
 NUMBERS = ["0", "-0", "7", "-12", "3.5", "-0.25", "1e3", "1E-2", "1.5e+3", "2.0E-5", "10.0", "123456789012345678901234"]
 STRINGS = st.one_of(
@@ -101,6 +108,12 @@ CHANGES = [
     ("", ""),
     ('": ', '"\n: '),  # a key's colon on the next line
     ('{"', '{"' + "k" * 1100 + '": 1, "'),  # a key past libyaml's simple-key length
+    ('{"', '{"' + "k" * 151 + '": 1, "'),  # a key longer than jsonread vouches for, within that length
+    ('{"', '{"' + "\\u00e9" * 171 + '": 1, "'),  # 171 characters, 1,026 in the text
+    ('": ', '"' + " " * 70 + ": "),  # blanks before a key's colon
+    ('": ', '"' + " " * 1030 + ": "),  # past libyaml's length
+    (",", "\n,"),
+    (",", ",\t\n\t"),
     ('{"', '{"apiVersion": "x", "'),  # a key twice
     ("[", "[\n"),
     ("}", "\n}"),
@@ -181,54 +194,118 @@ def test_json_nesting_past_the_limit_is_refused_as_on_the_reference_path() -> No
         assert_same(('{"apiVersion": "v1", "kind": "List", "items": [' + text + "]}").encode())
 
 
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}}
+MOUNTS_CM = [{"name": "v", "configMap": {"name": "cm"}}]
+
+
+def _deployment(name: str, template: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": {"template": template}}
+
+
 def test_a_json_lists_items_are_composed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Guard: a JSON List's objects are read without composing it, and each item edited or
-    located is composed alone (a List of 600 KB composed whole took a third of its run)."""
+    """Guard: a JSON List's objects are read without libyaml, and each item edited or located
+    has its nodes built alone (a List of 600 KB composed whole took a third of its run)."""
     items = [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}},
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "d"},
-            "spec": {
-                "template": {"metadata": {"annotations": None}, "spec": {"volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}
-            },
-        },
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "e"},
-            "spec": {"template": {"spec": {"containers": [{"name": "c", "envFrom": [{"secretRef": {"name": "gone"}}]}]}}},
-        },
+        CONFIGMAP,
+        _deployment("d", {"metadata": {"annotations": None}, "spec": {"volumes": MOUNTS_CM}}),
+        _deployment("e", {"spec": {"containers": [{"name": "c", "envFrom": [{"secretRef": {"name": "gone"}}]}]}}),
     ]
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4).encode()
     expected = _outcome(data, Options(), False)
     composed: list[str] = []
-    real = nodes_module.compose
+    built: list[str] = []
+    real, real_built = nodes_module.compose, jsonread.compose
     monkeypatch.setattr(nodes_module, "compose", lambda text, *rest, **named: composed.append(text) or real(text, *rest, **named))
+    monkeypatch.setattr(jsonread, "compose", lambda text: built.append(text) or real_built(text))
     assert _outcome(data, Options(), True) == expected
-    assert composed and all(text.lstrip().startswith('{\n            "apiVersion": "apps/v1"') for text in composed)
+    assert composed == []
+    assert built and all(text.lstrip().startswith('{\n            "apiVersion": "apps/v1"') for text in built)
     outputs, findings, _ = expected[0]
     assert outputs[0].count(b'"wavegen.io/config-hash": ') == 1  # d's ("e" references no ConfigMap of the bundle)
     assert len(findings) == 1 and "Secret" in findings[0]
     engine = Engine(Options())
     engine.add(InputDocument("list.json", data))
     assert [item for _, _, item in engine.located] == [0, 1, 2]
-    assert engine.files[0].json_items and not engine.files[0].item_lines
+    assert engine.files[0].json_read[0] and not engine.files[0].item_lines
 
 
 def test_an_item_sharing_its_line_is_composed_with_its_list(monkeypatch: pytest.MonkeyPatch) -> None:
     """Minified JSON: an item whose line starts before it is found in the List composed whole."""
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "d"},
-        "spec": {"template": {"spec": {"volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}},
-    }
-    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}}
-    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [configmap, deployment]}).encode()
+    deployment = _deployment("d", {"spec": {"volumes": MOUNTS_CM}})
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [CONFIGMAP, deployment]}).encode()
     windows: list[object] = []
     real = engine_module._json_item_window
     monkeypatch.setattr(engine_module, "_json_item_window", lambda *a: windows.append(real(*a)) or windows[-1])
     assert_same(data)
     assert windows and all(window is None for window in windows)
+
+
+def test_json_is_read_without_pyyaml_json_or_re() -> None:
+    """Guard: a JSON input is read, located and edited without importing PyYAML (about 20 ms
+    of a run), json's package or re (about 8 ms): json's C scanner and precompiled patterns."""
+    documents = [CONFIGMAP, _deployment("d", {"spec": {"volumes": [*MOUNTS_CM, {"secret": {"secretName": "gone"}}]}})]
+    stream = "".join("---\n" + json.dumps(d, indent=2) + "\n" for d in documents)
+    listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": documents}, indent=2)
+    code = (
+        "import sys\n"
+        "from wavegen.stream import patterns\n"
+        "from wavegen.stream.engine import InputDocument, run\n"
+        "from wavegen.core.plan import Options\n"
+        "before = set(sys.modules)\n"
+        "for text in sys.argv[1:]:\n"
+        "    result = run([InputDocument('in.json', text.encode())], Options(missing='warn'))\n"
+        "    assert len(result.findings) == 1 and result.changed() == [0], result.findings\n"
+        "print(bool(patterns._precompiled()), sorted(name for name in ('yaml', 'json', 're') if name in sys.modules))\n"
+        "from wavegen.errors import WavegenError\n"
+        "try:\n"  # no JSON (a bracket short): json's scanner fails, libyaml words it
+        '    run([InputDocument(\'bad.json\', b\'{"kind": "ConfigMap", "data": {}\\n\')], Options())\n'
+        "except WavegenError as err:\n"
+        "    assert 'line 2: invalid YAML' in str(err), err\n"
+        "else:\n"
+        "    raise AssertionError('no error')\n"
+    )
+    # Without site (-S): a virtualenv's .pth hooks may import re themselves; the path is the tree's alone.
+    # (PyYAML's directory after it: the input that is no JSON needs it, to word its error)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(Path(yaml.__file__).parents[1])])}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code, stream, listed], capture_output=True, text=True, check=True, env=environment
+    )
+    precompiled, imported = done.stdout.strip().split(" ", 1)
+    # (re only where this interpreter has the precompiled patterns: on another, patterns builds them with re)
+    assert imported == ("[]" if precompiled == "True" else "['re']")
+
+
+def _node_shape(node: Any, lines: int = 0) -> Any:
+    """A node tree as what the splicer and line_of read of it: kind, tag, value, style, marks
+    (their lines moved by ``lines``)."""
+    marks = (node.start_mark.line + lines, node.start_mark.column, node.end_mark.line + lines, node.end_mark.column)
+    if node.id == "scalar":
+        return ("scalar", node.tag, node.value, node.style or "", marks)
+    if node.id == "sequence":
+        return ("sequence", node.tag, bool(node.flow_style), marks, [_node_shape(item, lines) for item in node.value])
+    pairs = [(_node_shape(key, lines), _node_shape(value, lines)) for key, value in node.value]
+    return ("mapping", node.tag, bool(node.flow_style), marks, pairs)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_streams())
+@example(b'---\n# c\n  {"a": [1, -0, 1e3, true, null, "x\\u00e9"], "b": {}}\n')
+def test_what_jsonread_vouches_for_libyaml_accepts_and_composes_alike(data: bytes) -> None:
+    """Read without asking libyaml (``checked``) only what libyaml accepts, and every text read
+    composed to the nodes libyaml composes: its List items' too, from their lines' starts."""
+    for piece in split_stream(data.decode()):
+        read = jsonread.read(piece.text)
+        if read is None:
+            continue
+        accepted = nodes_module.libyaml_accepts(piece.text)
+        assert accepted or not read.checked
+        if not accepted:
+            continue
+        root = nodes_module.compose(piece.text)
+        assert _node_shape(jsonread.compose(piece.text)) == _node_shape(root)
+        for index, (start, end) in enumerate(read.items or []):
+            begin = piece.text.rfind("\n", 0, start) + 1
+            if piece.text.count(" ", begin, start) == start - begin:
+                window = jsonread.compose(piece.text[begin:end])
+                item = root.value[[key.value for key, _ in root.value].index("items")][1].value[index]
+                assert _node_shape(window, piece.text.count("\n", 0, begin)) == _node_shape(item)

@@ -13,7 +13,7 @@ from ..errors import WavegenError
 from . import fastparse, patterns
 from .splice import DocumentText, Edit, Unsafe, apply_edits, shared_near_template, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
-from .tree import is_mapping, line_of, node_at
+from .tree import is_mapping, line_of, list_item, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in type aliases.
@@ -106,7 +106,7 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "json_items", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "json_read", "name", "pieces")
     name: str
     bom: str
     pieces: list[Piece]
@@ -119,8 +119,9 @@ class _ParsedFile(Record, hashable=False):
     # List pieces the subset reader read: for each object item, the line where it starts and
     # where the next object item does (-1: none), the lines its rows are read from (_item_window).
     item_lines: dict[int, dict[int, tuple[int, int]]]
-    # List pieces read as JSON: each item's start and end offsets in the piece (_json_item_window).
-    json_items: dict[int, list[tuple[int, int]]]
+    # Pieces read as JSON (their nodes are jsonread's), and for a List each item's start and end
+    # offsets in the piece (_json_item_window).
+    json_read: dict[int, list[tuple[int, int]] | None]
 
     def __init__(
         self,
@@ -132,7 +133,7 @@ class _ParsedFile(Record, hashable=False):
         fast_read: dict[int, fastparse.TemplateStart | None] | None = None,
         covered: dict[int, fastparse.Covered] | None = None,
         item_lines: dict[int, dict[int, tuple[int, int]]] | None = None,
-        json_items: dict[int, list[tuple[int, int]]] | None = None,
+        json_read: dict[int, list[tuple[int, int]] | None] | None = None,
     ) -> None:
         self.name = name
         self.bom = bom
@@ -142,7 +143,7 @@ class _ParsedFile(Record, hashable=False):
         self.fast_read = {} if fast_read is None else fast_read
         self.covered = {} if covered is None else covered
         self.item_lines = {} if item_lines is None else item_lines
-        self.json_items = {} if json_items is None else json_items
+        self.json_read = {} if json_read is None else json_read
 
     def text_chunks(self) -> list[str]:
         """The input's text as it was read: the byte-order mark, then every piece (no copies)."""
@@ -324,10 +325,12 @@ _ListRead = list[tuple[Mapping[str, Any], int, int, PlanReads, Identity | None]]
 
 class _JsonRead(NamedTuple):
     """The objects of a document read as JSON (see jsonread): as a List's items are kept (item
-    None for a document that is one object), and a List's items' offsets in the piece."""
+    None for a document that is one object), a List's items' offsets in the piece, and whether
+    libyaml is known to accept the text (else it is asked)."""
 
     objects: list[tuple[Mapping[str, Any], int, int | None, PlanReads, Identity | None]]
     items: list[tuple[int, int]] | None
+    checked: bool
 
 
 class Engine:
@@ -359,7 +362,7 @@ class Engine:
         # The last document composed again for its nodes (see _node), kept from locating the
         # plan's findings to rendering its edits: a List libyaml composed is composed once for
         # both (a JSON List of 600 KB took a third of its run for each); one document's at most.
-        self.composed: dict[tuple[int, int, int], Node | None] = {}
+        self.composed: dict[tuple[int, int, int], AnyNode | None] = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
         # What the pieces' documents of the input being added are known to hold none of, so the
@@ -414,8 +417,7 @@ class Engine:
             # Not marked fast_read: its template and fields are found in libyaml's nodes (see _node).
             for body, line, item, reads, identity in read.objects:
                 self._append_object(body, line, file_index, piece_index, item, reads, identity)
-            if read.items is not None:
-                parsed.json_items[piece_index] = read.items
+            parsed.json_read[piece_index] = read.items
             return
         if isinstance(read, list):
             # Not marked fast_read: an item's template and fields are found from where it starts.
@@ -497,17 +499,17 @@ class Engine:
         read = jsonread.read(text)
         if read is None:
             return None
-        body, root_line, spans = read
+        body, root_line, spans, checked = read
         try:
             if not self._check_object(body, root_line):
-                return _JsonRead([], None)  # passed through: nothing to add
+                return _JsonRead([], None, checked)  # passed through: nothing to add
         except WavegenError:
             return None  # the reference path words it
         if "kind" not in body:
-            return _JsonRead([], None)
+            return _JsonRead([], None, checked)
         items = body.get("items")
         if not body["kind"].endswith("List") or not isinstance(items, list):
-            return _JsonRead([self._planned(body, root_line, None)], None)
+            return _JsonRead([self._planned(body, root_line, None)], None, checked)
         assert spans is not None and len(spans) == len(items)  # (a root's items array is read with offsets)
         objects = []
         line = offset = 0
@@ -517,7 +519,7 @@ class Engine:
                 line += text.count("\n", offset, start)
                 offset = start
                 objects.append(self._planned(item, line, index))
-        return _JsonRead(objects, spans)
+        return _JsonRead(objects, spans, checked)
 
     def _planned(
         self, body: dict[str, Any], line: int, item: int | None
@@ -723,7 +725,8 @@ class Engine:
             fast = self._read_fast(piece.text, wanted) if wanted is not None else None
             reads.append(fast)
             if isinstance(fast, _JsonRead):
-                unchecked.append(piece.text)  # (jsonread leaves libyaml's check to its caller)
+                if not fast.checked:
+                    unchecked.append(piece.text)  # (jsonread leaves libyaml's check to its caller)
             elif _only_shaped(fast):
                 # Read, but the flow collections it only shaped still need a check.
                 if not (reader_checks and self._reader_checks(piece)):
@@ -793,7 +796,7 @@ class Engine:
                 # only shaped and what it read as JSON, which libyaml checks; what it declines is
                 # composed below exactly as on the reference path.
                 fast = self._read_fast(piece.text, kind)
-                shaped = _only_shaped(fast) or isinstance(fast, _JsonRead)
+                shaped = _only_shaped(fast) or (isinstance(fast, _JsonRead) and not fast.checked)
                 if fast is not None and (not shaped or nodes.libyaml_accepts(piece.text)):
                     self._append_read(fast, parsed, file_index, piece_index)
                     return
@@ -844,27 +847,33 @@ class Engine:
             return
         self._add_object(body, root, file_index, piece_index, None)
 
-    def _node(self, uid: int, cache: dict[tuple[int, int, int], Node | None]) -> Node | None:
+    def _node(self, uid: int, cache: dict[tuple[int, int, int], AnyNode | None]) -> AnyNode | None:
         """The node of an object, composing its document again (once per document), or the
         item's own text for an item of a List read as JSON (its marks are in that text then:
         see _json_item_window)."""
-        from . import nodes
-
         where = self.located[uid]
         parsed = self.files[where.file]
+        json_read = where.piece in parsed.json_read
         window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
         key = (where.file, where.piece, -1 if window is None or where.item is None else where.item)
         if key not in cache:
             # Objects of one document are adjacent: keeping only the last
             # document's tree bounds memory to one document.
             cache.clear()
-            # Its depth is known: the reader read it within the limit, or it was composed to be added.
             text = parsed.pieces[where.piece].text if window is None else window[0]
-            cache[key] = nodes.compose(text, depth_checked=True)
+            if json_read:
+                from . import jsonread
+
+                cache[key] = jsonread.compose(text)  # (no PyYAML: a JSON input need not load it)
+            else:
+                from . import nodes
+
+                # Its depth is known: the reader read it within the limit, or it was composed to be added.
+                cache[key] = nodes.compose(text, depth_checked=True)
         root = cache[key]
         if root is None or where.item is None or window is not None:
             return root
-        return next((node for index, node in nodes.iter_list_items(root) if index == where.item), None)
+        return list_item(root, where.item)
 
     def _fast_field_line(self, uid: int, field: str) -> int | None:
         """The line of a field of an object the subset reader read, from its rows (None: compose it)."""
@@ -888,7 +897,7 @@ class Engine:
         self,
         finding: Finding,
         by_position: dict[tuple[str, int, int], int],
-        cache: dict[tuple[int, int, int], Node | None],
+        cache: dict[tuple[int, int, int], AnyNode | None],
     ) -> Finding:
         if not finding.field or not finding.resource:
             return finding
@@ -1118,7 +1127,7 @@ def _json_item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple
     that starts in the piece: libyaml composes it alone (a List of 600 KB is not composed whole
     for each finding and edit). None for an item of a List not read so, or one that shares its
     first line with what comes before it (its marks' columns would not be the List's)."""
-    spans = parsed.json_items.get(piece_index)
+    spans = parsed.json_read.get(piece_index)
     if spans is None:
         return None
     start, end = spans[item]

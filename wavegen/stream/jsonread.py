@@ -1,12 +1,11 @@
-"""Reads a document written as JSON with Python's json module, where libyaml would read the same value."""
+"""Reads a document written as JSON with json's C scanner, where libyaml would read the same value, and builds its nodes."""
 
 from __future__ import annotations
 
-import json
-import re
-
+from . import patterns
 from .fastparse import resolve_plain
-from .tree import MAX_DEPTH
+from .resolver import MAP_TAG, SEQ_TAG, STR_TAG, implicit_tag
+from .tree import MAX_DEPTH, MappingNode, Node, Position, ScalarNode, SequenceNode
 
 # typing only for type checkers (see core/model.py): importing typing costs a run about 4 ms.
 TYPE_CHECKING = False
@@ -15,15 +14,26 @@ if TYPE_CHECKING:
 else:
     from ..core.record import NamedTuple
 
+# (Patterns, not re: importing json's package and re would cost a run about 8 ms, PyYAML 20.)
 # Before the root "{": the piece's "---" line, blank lines and comment lines, then spaces.
 # (A tab there is refused by libyaml in block context: left to it.)
-_LEAD = re.compile(r"(?:---[ ]*+\r?\n)?(?:[ ]*+(?:#[^\r\n]*+)?\r?\n)*+[ ]*+")
-_SPACE = re.compile(r"[ \t\r\n]*+")
-# Characters json reads as themselves inside a string where YAML reads a line break, or a
-# mark (a byte order mark), and escapes of halves of surrogate pairs, which json joins and
+_LEAD = patterns.compile(r"(?:---[ ]*+\r?\n)?(?:[ ]*+(?:#[^\r\n]*+)?\r?\n)*+[ ]*+")
+_SPACE = patterns.compile(r"[ \t\r\n]*+")
+# Characters json reads as themselves inside a string where YAML reads a line break or a mark
+# (U+0085, U+2028, U+2029, U+FEFF), characters libyaml refuses (as fastparse._NOT_PRINTABLE;
+# JSON has no others raw), and escapes of halves of surrogate pairs, which json joins and
 # libyaml refuses: a text holding any of them is left to libyaml.
-_READ_OTHERWISE = re.compile(r"[\x85\u2028\u2029\ufeff]|\\u[dD][89a-fA-F]")
-_ESCAPED_HALF = re.compile(r"\\u[dD][89a-fA-F]")  # (an ASCII text holds none of the characters)
+_READ_OTHERWISE = patterns.compile(r"[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|\\u[dD][89a-fA-F]")
+_ESCAPED_HALF = patterns.compile(r"\\u[dD][89a-fA-F]")  # (an ASCII text's only other one is U+007F)
+# What JSON allows and libyaml refuses, short of a key too long (see read): a key's colon on a
+# later line (a closing quote and a line break before a colon can only be a key's).
+_KEY_BROKEN = patterns.compile(r'"[ \t\r]*+\n[ \t\r\n]*+:')
+_WIDE_GAP = patterns.compile(r'"[ \t]{64}')
+# Keys decoded from at most this many characters (each at most six in the text: \uXXXX) with
+# fewer than 64 blanks before their colon stay within libyaml's 1,024 for a simple key.
+_MOST_KEY_CHARS = 150
+_STRING = patterns.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_PLAIN = patterns.compile(r'[^ \t\r\n,:\[\]{}"]++')
 
 
 class _Declined(Exception):
@@ -41,25 +51,46 @@ def _constant(name: str) -> Any:
     raise _Declined  # NaN, Infinity: no JSON, and plain strings to YAML
 
 
-# Numbers resolve as YAML 1.1 resolves the same plain scalar (1e3 is a string to it).
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_mapping, parse_int=resolve_plain, parse_float=resolve_plain, parse_constant=_constant
-)
+class _Context:
+    """What json's scanner reads of a decoder. Numbers resolve as YAML 1.1 resolves the same
+    plain scalar (1e3 is a string to it); a key twice, NaN and Infinity are declined."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = staticmethod(_mapping)
+    parse_float = parse_int = staticmethod(resolve_plain)
+    parse_constant = staticmethod(_constant)
+
+    def __init__(self) -> None:
+        self.memo: dict[str, str] = {}  # (the Python scanner's; the C one keeps its own)
+
+
+try:
+    from _json import make_scanner
+except ImportError:  # pragma: no cover - a Python without json's C accelerator
+    from json.scanner import make_scanner
+
+_CONTEXT: Any = _Context()
+_SCAN: Any = make_scanner(_CONTEXT)
 
 
 class JsonDocument(NamedTuple):
-    """A document read: its value, the (0-based) line of its root, and for a root whose
-    ``items`` is an array, each item's start and end offsets in the text (else None)."""
+    """A document read: its value, the (0-based) line of its root, for a root whose ``items``
+    is an array each item's start and end offsets in the text (else None), and whether the
+    text is known to be one libyaml accepts (else the caller asks it: see read)."""
 
     body: dict[str, Any]
     root_line: int
     items: list[tuple[int, int]] | None
+    checked: bool
 
 
 def _value(text: str, at: int) -> tuple[Any, int]:
     try:
-        return _DECODER.raw_decode(text, at)
-    except ValueError:  # (json.JSONDecodeError)
+        return _SCAN(text, at)  # type: ignore[no-any-return]
+    except (StopIteration, ValueError, SystemError):
+        # No value there; or no JSON: json.JSONDecodeError (a ValueError), which CPython 3.11's
+        # scanner raises only once json.decoder is imported, else a SystemError.
         raise _Declined from None
 
 
@@ -112,26 +143,38 @@ def _root(text: str, at: int) -> tuple[dict[str, Any], list[tuple[int, int]] | N
         at = _after(text, at, ",")
 
 
-def _within_depth(value: dict[str, Any]) -> bool:
-    """Whether a value read from JSON nests at most MAX_DEPTH levels (as libyaml's events count them)."""
+def _shape(value: dict[str, Any]) -> tuple[bool, int]:
+    """Whether a value read from JSON nests at most MAX_DEPTH levels (as libyaml's events count
+    them), and its longest key."""
     level: list[Any] = [value]
+    longest = 0
     for _ in range(MAX_DEPTH):
         deeper: list[Any] = []
         for collection in level:
-            children = collection.values() if collection.__class__ is dict else collection
+            if collection.__class__ is dict:
+                if collection:
+                    longest = max(longest, *map(len, collection))
+                children = collection.values()
+            else:
+                children = collection
             deeper += [child for child in children if child.__class__ is dict or child.__class__ is list]
         if not deeper:
-            return True
+            return True, longest
         level = deeper
-    return False
+    return False, longest
 
 
 def read(text: str) -> JsonDocument | None:
-    """The value of a document whose root is a JSON object, as libyaml reads it if it accepts
-    the text (which the caller checks: texts are checked together, see Engine._examined);
-    None for any other text (also for JSON that nests too deep or that libyaml reads otherwise)."""
+    """The value of a document whose root is a JSON object, as libyaml reads it; None for any
+    other text (also for JSON that nests too deep or that libyaml reads otherwise).
+
+    libyaml accepts every JSON text but those that put a key's colon on a later line, have a
+    key too long for it, or a tab after the root: ``checked`` says the text has none of them,
+    else the caller has libyaml check it (texts are checked together: see Engine._examined)."""
     start = _LEAD.match(text).end()  # type: ignore[union-attr]
-    if not text.startswith("{", start) or (_ESCAPED_HALF if text.isascii() else _READ_OTHERWISE).search(text):
+    if not text.startswith("{", start):
+        return None
+    if ("\x7f" in text or _ESCAPED_HALF.search(text)) if text.isascii() else _READ_OTHERWISE.search(text):
         return None
     try:
         if '"items"' in text:
@@ -142,6 +185,71 @@ def read(text: str) -> JsonDocument | None:
         return None
     if _SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
         return None  # a comment, a second value, an end marker: libyaml reads it
-    if text.count("{") + text.count("[") > MAX_DEPTH and not _within_depth(body):
+    within, longest = _shape(body)
+    if not within:
         return None
-    return JsonDocument(body, text.count("\n", 0, start), spans)
+    checked = not (
+        longest > _MOST_KEY_CHARS or "\t" in text[end:] or _KEY_BROKEN.search(text, start) or _WIDE_GAP.search(text, start)
+    )
+    return JsonDocument(body, text.count("\n", 0, start), spans, checked)
+
+
+class _Composer:
+    """Nodes for JSON text jsonread read, with libyaml's marks (line and column of the first
+    character, and past the last: a quote, a bracket) and its tags and styles."""
+
+    __slots__ = ("at", "line", "line_start", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = self.line = self.line_start = 0
+
+    def _mark(self, offset: int) -> Position:
+        """The mark of an offset at or after the last one asked (its line counted from there)."""
+        text = self.text
+        breaks = text.count("\n", self.at, offset)
+        if breaks:
+            self.line += breaks
+            self.line_start = text.rfind("\n", self.at, offset) + 1
+        self.at = offset
+        return Position(self.line, offset - self.line_start)
+
+    def _after_spaces(self, at: int) -> int:
+        return _SPACE.match(self.text, at).end()  # type: ignore[union-attr]
+
+    def node(self, at: int) -> tuple[Node, int]:
+        """The node of the value at ``at`` (past spaces), and where it ends."""
+        text = self.text
+        at = self._after_spaces(at)
+        start = self._mark(at)
+        opener = text[at]
+        if opener == "{" or opener == "[":
+            closer = "}" if opener == "{" else "]"
+            items: list[Any] = []
+            at = self._after_spaces(at + 1)
+            while text[at] != closer:
+                if opener == "{":
+                    key, at = self.node(at)
+                    value, at = self.node(self._after_spaces(at) + 1)  # (past the colon)
+                    items.append((key, value))
+                else:
+                    item, at = self.node(at)
+                    items.append(item)
+                at = self._after_spaces(at)
+                if text[at] == ",":
+                    at = self._after_spaces(at + 1)
+            end = self._mark(at + 1)
+            if opener == "{":
+                return MappingNode(MAP_TAG, items, start, end, flow_style=True), at + 1
+            return SequenceNode(SEQ_TAG, items, start, end, flow_style=True), at + 1
+        if opener == '"':
+            token = _STRING.match(text, at).group()  # type: ignore[union-attr]
+            decoded = token[1:-1] if "\\" not in token else _SCAN(token, 0)[0]
+            return ScalarNode(STR_TAG, decoded, start, self._mark(at + len(token)), style='"'), at + len(token)
+        token = _PLAIN.match(text, at).group()  # type: ignore[union-attr]
+        return ScalarNode(implicit_tag(token), token, start, self._mark(at + len(token)), style=""), at + len(token)
+
+
+def compose(text: str) -> Node:
+    """The node tree of a document jsonread read, or of a List item's text from its line's start."""
+    return _Composer(text).node(_LEAD.match(text).end())[0]  # type: ignore[union-attr]

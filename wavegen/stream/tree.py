@@ -113,6 +113,14 @@ def node_at(root: AnyNode, path: tuple[str, ...]) -> AnyNode | None:
     return node
 
 
+def list_item(root: AnyNode, item: int) -> AnyNode | None:
+    """An item of a List document's ``items`` sequence (None: there is none)."""
+    items = node_at(root, ("items",))
+    if getattr(items, "id", None) != "sequence" or item >= len(items.value):  # type: ignore[union-attr]
+        return None
+    return items.value[item]  # type: ignore[union-attr,no-any-return]
+
+
 def line_of(root: AnyNode, dotted: str) -> int:
     """1-based line (within the document) a field path points at.
 
