@@ -20,8 +20,9 @@ from wavegen.stream import engine as engine_module
 from wavegen.stream import jsonread
 from wavegen.stream import nodes as nodes_module
 from wavegen.stream.engine import Engine, InputDocument
-from wavegen.stream.split import split_stream
-from wavegen.stream.tree import MAX_DEPTH
+from wavegen.stream.splice import DocumentText, Unsafe, template_edits
+from wavegen.stream.split import line_starts, split_stream
+from wavegen.stream.tree import MAX_DEPTH, field_parts, is_mapping, line_of, node_at
 
 ROOT = Path(__file__).resolve().parents[2]
 # Numbers as JSON writes them, which YAML 1.1 reads as ints, floats or (1e3, 1E-2) strings.
@@ -60,11 +61,18 @@ def _pod_template(draw: st.DrawFn) -> dict[str, Any]:
         )
     )
     volume = {"name": "v", "configMap": {"name": draw(st.sampled_from(["cm", "gone"]))}}
-    spec = {
-        "containers": [{"name": "c", "image": "i", "envFrom": [{"secretRef": {"name": draw(st.sampled_from(["s", "lost"]))}}]}]
-    }
+    container = {"name": "c", "image": "i", "envFrom": [{"secretRef": {"name": draw(st.sampled_from(["s", "lost"]))}}]}
+    if draw(st.booleans()):
+        key_ref = {"name": draw(st.sampled_from(["cm", "away"])), "key": draw(st.sampled_from(["k", "nokey"]))}
+        container["env"] = [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"configMapKeyRef": key_ref}}]
+    spec: dict[str, Any] = {"containers": [container]}
+    if draw(st.booleans()):
+        spec["initContainers"] = [{"name": "i", "envFrom": [{"configMapRef": {"name": "gone"}}]}]
     if draw(st.booleans()):
         spec["volumes"] = [volume]
+    if draw(st.booleans()):
+        sources = [{"secret": {"name": "s"}}, {"configMap": {"name": draw(st.sampled_from(["cm", "far"]))}}]
+        spec.setdefault("volumes", []).append({"name": "p", "projected": {"sources": sources}})
     template: dict[str, Any] = {"spec": spec}
     if metadata is not None:
         template = {"metadata": metadata, **template} if draw(st.booleans()) else {**template, "metadata": metadata}
@@ -216,7 +224,7 @@ def test_a_json_lists_items_are_composed_alone(monkeypatch: pytest.MonkeyPatch) 
     built: list[str] = []
     real, real_built = nodes_module.compose, jsonread.compose
     monkeypatch.setattr(nodes_module, "compose", lambda text, *rest, **named: composed.append(text) or real(text, *rest, **named))
-    monkeypatch.setattr(jsonread, "compose", lambda text: built.append(text) or real_built(text))
+    monkeypatch.setattr(jsonread, "compose", lambda text, *rest: built.append(text) or real_built(text, *rest))
     assert _outcome(data, Options(), True) == expected
     assert composed == []
     assert built and all(text.lstrip().startswith('{\n            "apiVersion": "apps/v1"') for text in built)
@@ -309,3 +317,88 @@ def test_what_jsonread_vouches_for_libyaml_accepts_and_composes_alike(data: byte
                 window = jsonread.compose(piece.text[begin:end])
                 item = root.value[[key.value for key, _ in root.value].index("items")][1].value[index]
                 assert _node_shape(window, piece.text.count("\n", 0, begin)) == _node_shape(item)
+
+
+def _paths(draw: st.DrawFn, node: Any) -> str:
+    """A field path down a node tree, as findings name fields (an index or key may be one it lacks)."""
+    parts: list[str] = []
+    while True:
+        if node.id == "mapping" and node.value and draw(st.integers(0, 4)):
+            key, node = draw(st.sampled_from(node.value))
+            parts.append(f"[{key.value}]" if "." in key.value or "[" in key.value else f".{key.value}")
+        elif node.id == "sequence" and node.value and draw(st.integers(0, 4)):
+            index = draw(st.integers(0, len(node.value) - 1))
+            parts.append(f"[{index}]")
+            node = node.value[index]
+        else:
+            if draw(st.booleans()):
+                parts.append(draw(st.sampled_from([".missing", "[7]"])))
+            return "".join(parts).lstrip(".")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_streams(), st.data())
+def test_what_is_built_of_a_json_document_is_what_its_readers_read(data: bytes, draws: st.DataObject) -> None:
+    """The nodes built for a field's line (field_wanted) and for a template's edits
+    (template_wanted) give what the whole tree gives, shallow nodes left out of the rest."""
+    for piece in split_stream(data.decode()):
+        read = jsonread.read(piece.text)
+        if read is None:
+            continue
+        texts = [piece.text]
+        for start, end in read.items or []:
+            begin = piece.text.rfind("\n", 0, start) + 1
+            if piece.text.count(" ", begin, start) == start - begin:
+                texts.append(piece.text[begin:end])  # (an item's own text, as the engine builds it)
+        for text in texts:
+            _assert_built_as_read(text, draws)
+
+
+def _assert_pruned(built: Any, whole: Any, wanted: Any) -> None:
+    """``built`` is ``whole`` with what ``wanted`` leaves out shallow: the same kind, tag and
+    marks (a scalar's value too), and no children."""
+    assert _node_shape(built)[:2] == _node_shape(whole)[:2]
+    if built.id == "scalar":
+        assert _node_shape(built) == _node_shape(whole)
+        return
+    assert _node_shape(built)[3] == _node_shape(whole)[3]  # (marks)
+    if wanted is not None and not isinstance(wanted, dict):
+        assert built.value == []  # (shallow)
+        return
+    assert len(built.value) == len(whole.value)
+    if built.id == "sequence":
+        for index, (item, full) in enumerate(zip(built.value, whole.value, strict=True)):
+            _assert_pruned(item, full, None if wanted is None else wanted.get(index, "shallow"))
+        return
+    for (key, value), (full_key, full_value) in zip(built.value, whole.value, strict=True):
+        _assert_pruned(key, full_key, None)
+        _assert_pruned(value, full_value, None if wanted is None else wanted.get(key.value, "shallow"))
+
+
+def _assert_built_as_read(text: str, draws: st.DataObject) -> None:
+    whole = jsonread.compose(text)
+    for _ in range(3):
+        field = _paths(draws.draw, whole)
+        if field:
+            wanted = jsonread.field_wanted(list(field_parts(field)))
+            partial = jsonread.compose(text, wanted)
+            _assert_pruned(partial, whole, wanted)
+            assert line_of(partial, field) == line_of(whole, field), field
+    for path in (("spec", "template"), ("spec", "jobTemplate", "spec", "template")):
+        partial = jsonread.compose(text, jsonread.template_wanted(path))
+        _assert_pruned(partial, whole, jsonread.template_wanted(path))
+        full_template, built_template = node_at(whole, path), node_at(partial, path)
+        assert (full_template is None) == (built_template is None)
+        if full_template is None or not is_mapping(full_template):
+            continue
+        doc = DocumentText(text, line_starts(text))
+        desired = {"wavegen.io/config-hash": "abc", "other": None}
+        try:
+            expected: Any = template_edits(doc, full_template, desired)
+        except Unsafe as err:
+            expected = str(err)
+        try:
+            got: Any = template_edits(doc, built_template, desired)  # type: ignore[arg-type]
+        except Unsafe as err:
+            got = str(err)
+        assert got == expected

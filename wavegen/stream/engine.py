@@ -13,7 +13,7 @@ from ..errors import WavegenError
 from . import fastparse, patterns
 from .splice import DocumentText, Edit, Unsafe, apply_edits, shared_near_template, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
-from .tree import is_mapping, line_of, list_item, node_at
+from .tree import field_parts, is_mapping, line_of, list_item, node_at
 
 # typing only for type checkers (see core/model.py); Any stands in at run time, where it
 # appears only in type aliases.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from yaml.nodes import Node
 
-    from . import fallback
+    from . import fallback, jsonread
     from .tree import AnyNode
 else:
     from ..core.record import NamedTuple
@@ -847,33 +847,56 @@ class Engine:
             return
         self._add_object(body, root, file_index, piece_index, None)
 
-    def _node(self, uid: int, cache: dict[tuple[int, int, int], AnyNode | None]) -> AnyNode | None:
-        """The node of an object, composing its document again (once per document), or the
-        item's own text for an item of a List read as JSON (its marks are in that text then:
-        see _json_item_window)."""
+    def _node(
+        self, uid: int, cache: dict[tuple[int, int, int], AnyNode | None], wanted: jsonread.Wanted | None = None
+    ) -> AnyNode | None:
+        """The node of an object, composing its document again (once per document); for one
+        read as JSON, what ``wanted`` names of it (jsonread.compose), its List item's own text
+        when it has a line of its own (its marks are in that text then: see _json_item_window)."""
         where = self.located[uid]
         parsed = self.files[where.file]
-        json_read = where.piece in parsed.json_read
         window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
-        key = (where.file, where.piece, -1 if window is None or where.item is None else where.item)
+        if where.piece in parsed.json_read:
+            from . import jsonread
+
+            # (No PyYAML: a JSON input need not load it. Built anew for each use: only what it reads.)
+            if window is not None:
+                return jsonread.compose(window[0], wanted)
+            if where.item is None:
+                return jsonread.compose(parsed.pieces[where.piece].text, wanted)
+            whole = jsonread.compose(parsed.pieces[where.piece].text, {"items": {where.item: wanted}})
+            return list_item(whole, where.item)
+        key = (where.file, where.piece, -1)
         if key not in cache:
+            from . import nodes
+
             # Objects of one document are adjacent: keeping only the last
             # document's tree bounds memory to one document.
             cache.clear()
-            text = parsed.pieces[where.piece].text if window is None else window[0]
-            if json_read:
-                from . import jsonread
-
-                cache[key] = jsonread.compose(text)  # (no PyYAML: a JSON input need not load it)
-            else:
-                from . import nodes
-
-                # Its depth is known: the reader read it within the limit, or it was composed to be added.
-                cache[key] = nodes.compose(text, depth_checked=True)
+            # Its depth is known: the reader read it within the limit, or it was composed to be added.
+            cache[key] = nodes.compose(parsed.pieces[where.piece].text, depth_checked=True)
         root = cache[key]
-        if root is None or where.item is None or window is not None:
+        if root is None or where.item is None:
             return root
         return list_item(root, where.item)
+
+    def _field_wanted(self, uid: int, field: str) -> jsonread.Wanted | None:
+        """What line_of reads to find a field of a document read as JSON (None for any other: all of it)."""
+        where = self.located[uid]
+        if where.piece not in self.files[where.file].json_read:
+            return None
+        from . import jsonread
+
+        return jsonread.field_wanted(list(field_parts(field)))
+
+    def _template_wanted(self, uid: int, path: tuple[str, ...]) -> jsonread.Wanted | None:
+        """What the splicer reads of a document read as JSON (None for any other: all of it)."""
+        where = self.located[uid]
+        if where.piece not in self.files[where.file].json_read:
+            return None
+        from . import jsonread
+
+        return jsonread.template_wanted(path)
 
     def _fast_field_line(self, uid: int, field: str) -> int | None:
         """The line of a field of an object the subset reader read, from its rows (None: compose it)."""
@@ -906,7 +929,7 @@ class Engine:
             return finding
         line = self._fast_field_line(uid, finding.field)
         if line is None:
-            node = self._node(uid, cache)
+            node = self._node(uid, cache, self._field_wanted(uid, finding.field))
             if node is None:
                 return finding
             line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
@@ -1012,7 +1035,7 @@ class Engine:
                         text, shift = json_window  # (composed alone: its marks are its own text's)
                         marked = DocumentText(text, line_starts(text))
                         marked.eol = doc.eol
-                    object_node = self._node(workload.uid, roots)
+                    object_node = self._node(workload.uid, roots, self._template_wanted(workload.uid, template.path))
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
                     if node is None or not is_mapping(node):

@@ -32,8 +32,6 @@ _WIDE_GAP = patterns.compile(r'"[ \t]{64}')
 # Keys decoded from at most this many characters (each at most six in the text: \uXXXX) with
 # fewer than 64 blanks before their colon stay within libyaml's 1,024 for a simple key.
 _MOST_KEY_CHARS = 150
-_STRING = patterns.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
-_PLAIN = patterns.compile(r'[^ \t\r\n,:\[\]{}"]++')
 
 
 class _Declined(Exception):
@@ -194,62 +192,115 @@ def read(text: str) -> JsonDocument | None:
     return JsonDocument(body, text.count("\n", 0, start), spans, checked)
 
 
-class _Composer:
-    """Nodes for JSON text jsonread read, with libyaml's marks (line and column of the first
-    character, and past the last: a quote, a bracket) and its tags and styles."""
+# A token of JSON text jsonread read, past the blanks before it: an opening bracket (1), a
+# closing one (2), a comma or colon (3), a string (4), or a number, true, false or null (5).
+_TOKEN = patterns.compile(r'[ \t\r\n]*+(?:([\[{])|([\]}])|([,:])|("[^"\\]*+(?:\\.[^"\\]*+)*+")|([^ \t\r\n,:\[\]{}"]++))')
 
-    __slots__ = ("at", "line", "line_start", "text")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = self.line = self.line_start = 0
+class _Plain:
+    """A decoder's settings for json's scanner to step over a value (its Python value unused)."""
 
-    def _mark(self, offset: int) -> Position:
-        """The mark of an offset at or after the last one asked (its line counted from there)."""
-        text = self.text
-        breaks = text.count("\n", self.at, offset)
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+    def __init__(self) -> None:
+        self.memo: dict[str, str] = {}
+
+
+_STEP_CONTEXT: Any = _Plain()
+_STEP_OVER: Any = make_scanner(_STEP_CONTEXT)
+
+# What compose builds of a collection: the values of the keys (or indexes) it names, each as
+# its own Wanted says; the others as shallow nodes (their marks and kind, no children). None:
+# all of it.
+Wanted = dict[str | int, "Wanted | None"]
+_SHALLOW: Wanted = {}
+
+
+def template_wanted(path: tuple[str, ...]) -> Wanted:
+    """What the splicer reads of an object: its pod template's keys (at ``path``) and metadata."""
+    wanted: Wanted = {"metadata": None}
+    for key in reversed(path):
+        wanted = {key: wanted}
+    return wanted
+
+
+def field_wanted(parts: list[tuple[int | None, str]]) -> Wanted:
+    """What tree.line_of reads of an object to find a field (tree.field_parts gives the parts)."""
+    wanted: Wanted = {}
+    for index, key in reversed(parts):
+        wanted = {key if index is None else index: wanted}
+    return wanted
+
+
+def compose(text: str, wanted: Wanted | None = None) -> Node:
+    """The node tree of a document jsonread read, or of a List item's text from its line's
+    start, with libyaml's marks (line and column of the first character, and past the last: a
+    quote, a bracket), tags and styles; of a collection ``wanted`` leaves out, a shallow node."""
+    at = _LEAD.match(text).end()  # type: ignore[union-attr]
+    line = text.count("\n", 0, at)
+    line_start = text.rfind("\n", 0, at) + 1
+    # The collections open around the next token: their start, whether a mapping, the nodes
+    # in them so far (a mapping's keys and values in turn), and what is wanted of them.
+    open_collections: list[tuple[Position, bool, list[Any], Wanted | None]] = []
+    count, rfind, match = text.count, text.rfind, _TOKEN.match
+    next_wanted = wanted  # of the next value
+    position = at
+    while True:
+        token = match(text, position)
+        kind = token.lastindex  # type: ignore[union-attr]
+        begin, position = token.span(kind)  # type: ignore[arg-type,union-attr]
+        if kind == 3:
+            continue
+        breaks = count("\n", at, begin)
         if breaks:
-            self.line += breaks
-            self.line_start = text.rfind("\n", self.at, offset) + 1
-        self.at = offset
-        return Position(self.line, offset - self.line_start)
-
-    def _after_spaces(self, at: int) -> int:
-        return _SPACE.match(self.text, at).end()  # type: ignore[union-attr]
-
-    def node(self, at: int) -> tuple[Node, int]:
-        """The node of the value at ``at`` (past spaces), and where it ends."""
-        text = self.text
-        at = self._after_spaces(at)
-        start = self._mark(at)
-        opener = text[at]
-        if opener == "{" or opener == "[":
-            closer = "}" if opener == "{" else "]"
-            items: list[Any] = []
-            at = self._after_spaces(at + 1)
-            while text[at] != closer:
-                if opener == "{":
-                    key, at = self.node(at)
-                    value, at = self.node(self._after_spaces(at) + 1)  # (past the colon)
-                    items.append((key, value))
-                else:
-                    item, at = self.node(at)
-                    items.append(item)
-                at = self._after_spaces(at)
-                if text[at] == ",":
-                    at = self._after_spaces(at + 1)
-            end = self._mark(at + 1)
-            if opener == "{":
-                return MappingNode(MAP_TAG, items, start, end, flow_style=True), at + 1
-            return SequenceNode(SEQ_TAG, items, start, end, flow_style=True), at + 1
-        if opener == '"':
-            token = _STRING.match(text, at).group()  # type: ignore[union-attr]
-            decoded = token[1:-1] if "\\" not in token else _SCAN(token, 0)[0]
-            return ScalarNode(STR_TAG, decoded, start, self._mark(at + len(token)), style='"'), at + len(token)
-        token = _PLAIN.match(text, at).group()  # type: ignore[union-attr]
-        return ScalarNode(implicit_tag(token), token, start, self._mark(at + len(token)), style=""), at + len(token)
-
-
-def compose(text: str) -> Node:
-    """The node tree of a document jsonread read, or of a List item's text from its line's start."""
-    return _Composer(text).node(_LEAD.match(text).end())[0]  # type: ignore[union-attr]
+            line += breaks
+            line_start = rfind("\n", at, begin) + 1
+        at = begin
+        column = begin - line_start
+        node: Node
+        if kind == 1:
+            mapping = text[begin] == "{"
+            if next_wanted is not _SHALLOW:
+                open_collections.append((Position(line, column), mapping, [], next_wanted))
+                next_wanted = None if mapping or next_wanted is None else next_wanted.get(0, _SHALLOW)
+                continue
+            start = Position(line, column)
+            position = _STEP_OVER(text, begin)[1]  # (past its closing bracket, on the line of that)
+            breaks = count("\n", at, position)
+            if breaks:
+                line += breaks
+                line_start = rfind("\n", at, position) + 1
+            at = position
+            after = Position(line, position - line_start)
+            node = MappingNode(MAP_TAG, [], start, after, True) if mapping else SequenceNode(SEQ_TAG, [], start, after, True)
+        elif kind == 2:
+            start, mapping, inside, _ = open_collections.pop()
+            if mapping:
+                pairs = list(zip(inside[::2], inside[1::2], strict=True))
+                node = MappingNode(MAP_TAG, pairs, start, Position(line, column + 1), True)
+            else:
+                node = SequenceNode(SEQ_TAG, inside, start, Position(line, column + 1), True)
+        else:
+            word = token.group(kind)  # type: ignore[arg-type,union-attr]
+            mark, after = Position(line, column), Position(line, column + position - begin)
+            if kind == 4:
+                decoded = word[1:-1] if "\\" not in word else _SCAN(word, 0)[0]
+                node = ScalarNode(STR_TAG, decoded, mark, after, style='"')
+            else:
+                node = ScalarNode(implicit_tag(word), word, mark, after, style="")
+        if not open_collections:
+            return node
+        _, mapping, inside, around = open_collections[-1]
+        inside.append(node)
+        if around is None:
+            next_wanted = None
+        elif not mapping:
+            next_wanted = around.get(len(inside), _SHALLOW)
+        elif len(inside) % 2:  # (a key: its value is next)
+            next_wanted = around.get(node.value, _SHALLOW)
+        else:
+            next_wanted = None  # (a key is next: a string, built whole)
