@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from gen_bundle import crd_bundle, dashboard_list, styled_bundle, workload_bundle  # noqa: E402
 
 from tests.unit.test_fast_path_differential import documents, styled, workloads  # noqa: E402
+from tests.unit.test_json_documents import json_streams  # noqa: E402
 
 FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").rglob("*.yaml") if p.name != "config.yaml")
 
@@ -90,7 +91,7 @@ def test_invalid_yaml_in_a_childs_part_is_reported_as_in_one_process(split_every
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(documents() | styled() | workloads(), min_size=1, max_size=6), st.integers(2, 4))
+@given(st.lists(documents() | styled() | workloads() | json_streams(), min_size=1, max_size=6), st.integers(2, 4))
 def test_generated_bundles_split(split_everything: Splits, bundles: list[bytes], jobs: int) -> None:
     data = b"---\n".join(bundle if bundle.endswith(b"\n") else bundle + b"\n" for bundle in bundles)
     options = Options(missing="ignore")
