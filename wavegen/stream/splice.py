@@ -7,7 +7,7 @@ from _collections_abc import Mapping, Sequence
 from ..core.record import OrderedRecord
 from . import patterns
 from .resolver import MERGE_TAG, NULL_TAG
-from .tree import is_mapping, is_scalar, mapping_get
+from .tree import is_mapping, is_scalar, is_sequence, mapping_get
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -301,6 +301,6 @@ def _times_reached(root: AnyNode) -> dict[int, int]:
         if is_mapping(node):
             for key_node, value_node in node.value:
                 stack += (key_node, value_node)
-        elif getattr(node, "id", None) == "sequence":
+        elif is_sequence(node):
             stack += node.value
     return reached

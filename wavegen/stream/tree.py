@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     AnyNode = Node | yaml.nodes.Node
     AnyScalar = ScalarNode | yaml.nodes.ScalarNode
     AnyMapping = MappingNode | yaml.nodes.MappingNode
+    AnySequence = SequenceNode | yaml.nodes.SequenceNode
 
 
 def is_scalar(node: AnyNode | None) -> TypeGuard[AnyScalar]:
@@ -92,6 +93,10 @@ def is_scalar(node: AnyNode | None) -> TypeGuard[AnyScalar]:
 
 def is_mapping(node: AnyNode | None) -> TypeGuard[AnyMapping]:
     return getattr(node, "id", None) == "mapping"
+
+
+def is_sequence(node: AnyNode | None) -> TypeGuard[AnySequence]:
+    return getattr(node, "id", None) == "sequence"
 
 
 def mapping_get(node: AnyMapping, key: str) -> tuple[AnyNode, AnyNode] | None:
@@ -116,9 +121,9 @@ def node_at(root: AnyNode, path: tuple[str, ...]) -> AnyNode | None:
 def list_item(root: AnyNode, item: int) -> AnyNode | None:
     """An item of a List document's ``items`` sequence (None: there is none)."""
     items = node_at(root, ("items",))
-    if getattr(items, "id", None) != "sequence" or item >= len(items.value):  # type: ignore[union-attr]
+    if not is_sequence(items) or item >= len(items.value):
         return None
-    return items.value[item]  # type: ignore[union-attr,no-any-return]
+    return items.value[item]  # type: ignore[no-any-return]
 
 
 def line_of(root: AnyNode, dotted: str) -> int:
@@ -134,7 +139,7 @@ def line_of(root: AnyNode, dotted: str) -> int:
     node: AnyNode = root
     for index, key in field_parts(dotted):
         if index is not None:
-            if getattr(node, "id", None) != "sequence" or index >= len(node.value):
+            if not is_sequence(node) or index >= len(node.value):
                 break
             node = node.value[index]
             item_line = line = int(node.start_mark.line)
