@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from yaml.nodes import Node
 
-    from . import fallback, jsonread
+    from . import fallback
     from .tree import AnyNode
 else:
     from ..core.record import NamedTuple
@@ -359,10 +359,10 @@ class Engine:
         self.row_cache: fastparse.RowCache = {}
         # Lines of documents passed through, classified for fastparse.check_passed_through, likewise.
         self.check_cache: fastparse.CheckCache = {}
-        # The last document composed again for its nodes (see _node), kept from locating the
-        # plan's findings to rendering its edits: a List libyaml composed is composed once for
-        # both (a JSON List of 600 KB took a third of its run for each); one document's at most.
-        self.composed: dict[tuple[int, int, int], AnyNode | None] = {}
+        # The last document libyaml composed again for its nodes (see _node), kept from locating
+        # the plan's findings to rendering its edits: a List is composed once for both (a JSON
+        # List of 600 KB took a third of its run for each, before jsonread); one document's at most.
+        self.composed: dict[tuple[int, int], AnyNode | None] = {}
         # What is left of READ_PASSED_THROUGH_CHARS for this engine's inputs.
         self.reader_budget = READ_PASSED_THROUGH_CHARS
         # What the pieces' documents of the input being added are known to hold none of, so the
@@ -414,7 +414,7 @@ class Engine:
 
     def _append_read(self, read: _Read | _ListRead | _JsonRead, parsed: _ParsedFile, file_index: int, piece_index: int) -> None:
         if isinstance(read, _JsonRead):
-            # Not marked fast_read: its template and fields are found in libyaml's nodes (see _node).
+            # Not marked fast_read: its template and fields are found in jsonread's nodes (see _node).
             for body, line, item, reads, identity in read.objects:
                 self._append_object(body, line, file_index, piece_index, item, reads, identity)
             parsed.json_read[piece_index] = read.items
@@ -848,25 +848,36 @@ class Engine:
         self._add_object(body, root, file_index, piece_index, None)
 
     def _node(
-        self, uid: int, cache: dict[tuple[int, int, int], AnyNode | None], wanted: jsonread.Wanted | None = None
-    ) -> AnyNode | None:
-        """The node of an object, composing its document again (once per document); for one
-        read as JSON, what ``wanted`` names of it (jsonread.compose), its List item's own text
-        when it has a line of its own (its marks are in that text then: see _json_item_window)."""
+        self,
+        uid: int,
+        cache: dict[tuple[int, int], AnyNode | None],
+        field: str | None = None,
+        template: tuple[str, ...] | None = None,
+    ) -> tuple[AnyNode | None, tuple[str, int] | None]:
+        """The node of an object, composing its document again (once per document), and the
+        text its marks are in when that is not the document's: for one read as JSON, what
+        line_of reads for ``field`` or the splicer for the pod template at ``template`` of it
+        (jsonread.compose), from its List item's own text when it has a line of its own (see
+        _json_item_window)."""
         where = self.located[uid]
         parsed = self.files[where.file]
-        window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
         if where.piece in parsed.json_read:
             from . import jsonread
 
             # (No PyYAML: a JSON input need not load it. Built anew for each use: only what it reads.)
-            if window is not None:
-                return jsonread.compose(window[0], wanted)
+            wanted = None
+            if field is not None:
+                wanted = jsonread.field_wanted(list(field_parts(field)))
+            elif template is not None:
+                wanted = jsonread.template_wanted(template)
+            text = parsed.pieces[where.piece].text
             if where.item is None:
-                return jsonread.compose(parsed.pieces[where.piece].text, wanted)
-            whole = jsonread.compose(parsed.pieces[where.piece].text, {"items": {where.item: wanted}})
-            return list_item(whole, where.item)
-        key = (where.file, where.piece, -1)
+                return jsonread.compose(text, wanted), None
+            window = _json_item_window(parsed, where.piece, where.item)
+            if window is not None:
+                return jsonread.compose(window[0], wanted), window
+            return list_item(jsonread.compose(text, {"items": {where.item: wanted}}), where.item), None
+        key = (where.file, where.piece)
         if key not in cache:
             from . import nodes
 
@@ -877,26 +888,8 @@ class Engine:
             cache[key] = nodes.compose(parsed.pieces[where.piece].text, depth_checked=True)
         root = cache[key]
         if root is None or where.item is None:
-            return root
-        return list_item(root, where.item)
-
-    def _field_wanted(self, uid: int, field: str) -> jsonread.Wanted | None:
-        """What line_of reads to find a field of a document read as JSON (None for any other: all of it)."""
-        where = self.located[uid]
-        if where.piece not in self.files[where.file].json_read:
-            return None
-        from . import jsonread
-
-        return jsonread.field_wanted(list(field_parts(field)))
-
-    def _template_wanted(self, uid: int, path: tuple[str, ...]) -> jsonread.Wanted | None:
-        """What the splicer reads of a document read as JSON (None for any other: all of it)."""
-        where = self.located[uid]
-        if where.piece not in self.files[where.file].json_read:
-            return None
-        from . import jsonread
-
-        return jsonread.template_wanted(path)
+            return root, None
+        return list_item(root, where.item), None
 
     def _fast_field_line(self, uid: int, field: str) -> int | None:
         """The line of a field of an object the subset reader read, from its rows (None: compose it)."""
@@ -920,7 +913,7 @@ class Engine:
         self,
         finding: Finding,
         by_position: dict[tuple[str, int, int], int],
-        cache: dict[tuple[int, int, int], AnyNode | None],
+        cache: dict[tuple[int, int], AnyNode | None],
     ) -> Finding:
         if not finding.field or not finding.resource:
             return finding
@@ -929,7 +922,7 @@ class Engine:
             return finding
         line = self._fast_field_line(uid, finding.field)
         if line is None:
-            node = self._node(uid, cache, self._field_wanted(uid, finding.field))
+            node, _ = self._node(uid, cache, field=finding.field)
             if node is None:
                 return finding
             line = self.objects[uid].line - 1 - node.start_mark.line + line_of(node, finding.field)
@@ -1008,7 +1001,7 @@ class Engine:
                 if where.piece in parsed.aliased:
                     # Anchors, aliases or merge keys: spliced only where the edits touch nothing
                     # shared and hide nothing merged, else the structural round trip.
-                    object_node = self._node(workload.uid, roots) if where.item is None else None
+                    object_node = self._node(workload.uid, roots)[0] if where.item is None else None
                     if object_node is None or shared_near_template(object_node, template.path):
                         unsafe.add(key)
                         continue
@@ -1028,14 +1021,13 @@ class Engine:
                     covered = parsed.covered.get(where.piece, ())
                     node = fastparse.template_node(doc.text, template.path, self.row_cache, self.plain_values, start, covered)
                 if node is None:
-                    json_window = None if where.item is None else _json_item_window(parsed, where.piece, where.item)
+                    object_node, json_window = self._node(workload.uid, roots, template=template.path)
                     if json_window is None:
-                        marked = doc  # (libyaml's marks are the whole document's)
+                        marked = doc  # (the node's marks are the whole document's)
                     else:
-                        text, shift = json_window  # (composed alone: its marks are its own text's)
+                        text, shift = json_window  # (built alone: its marks are its own text's)
                         marked = DocumentText(text, line_starts(text))
                         marked.eol = doc.eol
-                    object_node = self._node(workload.uid, roots, self._template_wanted(workload.uid, template.path))
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
                     if node is None or not is_mapping(node):
@@ -1147,9 +1139,9 @@ def _item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple[str,
 
 def _json_item_window(parsed: _ParsedFile, piece_index: int, item: int) -> tuple[str, int] | None:
     """An item of a List read as JSON, from its line's start to its closing bracket, and where
-    that starts in the piece: libyaml composes it alone (a List of 600 KB is not composed whole
-    for each finding and edit). None for an item of a List not read so, or one that shares its
-    first line with what comes before it (its marks' columns would not be the List's)."""
+    that starts in the piece: its nodes are built from it alone (a List of 600 KB is not read
+    whole for each finding and edit). None for an item of a List not read so, or one that shares
+    its first line with what comes before it (its marks' columns would not be the List's)."""
     spans = parsed.json_read.get(piece_index)
     if spans is None:
         return None
