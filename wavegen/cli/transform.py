@@ -67,9 +67,9 @@ def transform(
     if in_place:
         if any(p is None for p in files):
             raise WavegenError("--in-place cannot write to standard input", exit_code=EXIT_USAGE)
-        write_atomically([(p, result.files[i].chunks) for i in result.changed() if (p := files[i]) is not None])
+        write_atomically([(p, result.files[i].documents) for i in result.changed() if (p := files[i]) is not None])
         return EXIT_OK
-    text = join_streams([file.chunks for file in result.files])
+    text = join_streams([file.documents for file in result.files])
     if output:
         write_atomically([(output, text)])
     else:

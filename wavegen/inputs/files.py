@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import BinaryIO
 
+    from ..stream.splice import Spliced
+
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
 
@@ -134,14 +136,14 @@ def read_inputs(paths: Sequence[str | Path | None]) -> list[InputDocument]:
 _MARK_BYTES_CHARS = "\ufeff\ufefb\uffff\ufffb"
 
 
-def _starts_with_marker(chunks: Sequence[str]) -> bool:
+def _starts_with_marker(chunks: Sequence[str | Spliced]) -> bool:
     head = ""
     for chunk in chunks:
         if head:
             head += chunk[:3]
         else:
             start = 0
-            while start < len(chunk) and chunk[start] in _MARK_BYTES_CHARS:
+            while start < len(chunk) and chunk[start : start + 1] in _MARK_BYTES_CHARS:
                 start += 1
             head = chunk[start : start + 3]
         if len(head) >= 3:
@@ -149,8 +151,8 @@ def _starts_with_marker(chunks: Sequence[str]) -> bool:
     return head.startswith("---")
 
 
-def join_streams(outputs: Sequence[Sequence[str]]) -> Iterator[str]:
-    """Several YAML streams (text chunks) as one, adding separators only where needed; nothing is copied."""
+def join_streams(outputs: Sequence[Sequence[str | Spliced]]) -> Iterator[str | Spliced]:
+    """Several YAML streams (text chunks, or Output.documents) as one, adding separators only where needed; nothing is copied."""
     open_line = False  # the previous stream is not empty and its last line has no line break
     for index, chunks in enumerate(outputs):
         empty = not any(chunks)
@@ -178,13 +180,13 @@ def _temp_file(path: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", path)
 
 
-def _write_content(handle: BinaryIO, data: bytes | Iterable[str]) -> None:
+def _write_content(handle: BinaryIO, data: bytes | Iterable[str | Spliced]) -> None:
     """Bytes as they are, or text chunks encoded and written in batches."""
     for block in (data,) if isinstance(data, bytes) else encode_chunks(data, cut=True):
         handle.write(block)
 
 
-def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[str]]]) -> None:
+def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[str | Spliced]]]) -> None:
     """Write every file or none: all temp files first, then renames.
 
     Each file's content is bytes, or text chunks encoded and written in batches (no copy of the whole).
@@ -195,7 +197,7 @@ def write_atomically(replacements: Sequence[tuple[str | Path, bytes | Iterable[s
     that pre-commit runs write through links).
     """
     staged: list[tuple[str, str]] = []
-    in_place: list[tuple[str, bytes | Iterable[str]]] = []
+    in_place: list[tuple[str, bytes | Iterable[str | Spliced]]] = []
     try:
         for target, data in replacements:
             path = os.fspath(target)

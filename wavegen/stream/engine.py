@@ -11,7 +11,7 @@ from ..core.podtemplate import Identity
 from ..core.record import Record
 from ..errors import WavegenError
 from . import fastparse, patterns
-from .splice import DocumentText, Edit, Unsafe, apply_edits, shared_near_template, template_edits
+from .splice import DocumentText, Edit, Spliced, Unsafe, shared_near_template, template_edits
 from .split import BOM, Piece, check_line_breaks, line_starts, split_as_bytes, split_marked, split_utf8
 from .tree import field_parts, is_mapping, line_of, list_item, node_at
 
@@ -20,6 +20,7 @@ from .tree import field_parts, is_mapping, line_of, list_item, node_at
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Sequence
     from typing import IO, Any, Final, NamedTuple
 
     from yaml.nodes import Node
@@ -153,17 +154,24 @@ class _ParsedFile(Record, hashable=False):
 class Output(Record, hashable=False):
     """One input's result as text: the input's chunks, the output's, and whether any piece was edited."""
 
-    __slots__ = ("chunks", "edited", "name", "original")
+    __slots__ = ("documents", "edited", "name", "original")
     name: str
     original: list[str]  # the input's text: bom + pieces
-    chunks: list[str]  # the output's text; an unedited piece is the very string of the input's
+    # The output's text, as written: an unedited piece is the very string of the input's, an edited
+    # one its text and edits (made a part at a time as it is written: see Spliced).
+    documents: Sequence[str | Spliced]
     edited: bool  # False: no piece got an edit or a round trip, so the output is the input
 
-    def __init__(self, name: str, original: list[str], chunks: list[str], edited: bool) -> None:
+    def __init__(self, name: str, original: list[str], documents: Sequence[str | Spliced], edited: bool) -> None:
         self.name = name
         self.original = original
-        self.chunks = chunks
+        self.documents = documents
         self.edited = edited
+
+    @property
+    def chunks(self) -> list[str]:
+        """The output's text as strings, one per item of ``original`` (an edited document joined)."""
+        return [document if document.__class__ is str else str(document) for document in self.documents]
 
     def changed(self) -> bool:
         return self.edited and not same_text(self.original, self.chunks)
@@ -189,14 +197,26 @@ def same_text(left: list[str], right: list[str]) -> bool:
     return True
 
 
-def encode_chunks(chunks: Iterable[str], *, cut: bool = False) -> Iterator[bytes]:
+def encode_chunks(chunks: Iterable[str | Spliced], *, cut: bool = False) -> Iterator[bytes]:
     """UTF-8 bytes of a chunked text, about WRITE_BATCH_CHARS characters at a time, each block
     ending with a whole chunk (libyaml reads them as streams of documents); ``cut``, for writing:
     a chunk longer than that is encoded a part at a time (a CRD of a megabyte joined to the
-    chunks before it, then encoded, took its size two to three times over at the peak)."""
+    chunks before it, then encoded, took its size two to three times over at the peak), and an
+    edited document (a Spliced) is made a part at a time as it is encoded."""
     batch: list[str] = []
     size = 0
     for chunk in chunks:
+        if isinstance(chunk, Spliced):
+            if not cut:
+                chunk = str(chunk)  # (a block ends with a whole document)
+            else:
+                if batch:
+                    yield "".join(batch).encode("utf-8")
+                    batch.clear()
+                    size = 0
+                for part in chunk.parts(WRITE_BATCH_CHARS):
+                    yield part.encode("utf-8")
+                continue
         if cut and len(chunk) > WRITE_BATCH_CHARS:
             if batch:
                 yield "".join(batch).encode("utf-8")
@@ -215,7 +235,7 @@ def encode_chunks(chunks: Iterable[str], *, cut: bool = False) -> Iterator[bytes
         yield "".join(batch).encode("utf-8")
 
 
-def write_chunks(chunks: Iterable[str], stream: IO[bytes]) -> None:
+def write_chunks(chunks: Iterable[str | Spliced], stream: IO[bytes]) -> None:
     """Write a chunked text to a binary stream as UTF-8, in batches."""
     for block in encode_chunks(chunks, cut=True):
         stream.write(block)
@@ -259,7 +279,7 @@ class Result:
 
     def write(self, index: int, stream: IO[bytes]) -> None:
         """Write one input's output to a binary stream, chunk by chunk."""
-        write_chunks(self.files[index].chunks, stream)
+        write_chunks(self.files[index].documents, stream)
 
 
 def decode(source: InputDocument) -> tuple[str, str]:
@@ -1046,7 +1066,7 @@ class Engine:
             if file_index not in touched:
                 outputs.append(_as_read(parsed))
                 continue
-            chunks: list[str] = [parsed.bom]
+            chunks: list[str | Spliced] = [parsed.bom]
             for piece_index, piece in enumerate(parsed.pieces):
                 key = (file_index, piece_index)
                 if key in unsafe:
@@ -1057,7 +1077,7 @@ class Engine:
                     fallbacks.append(f"{parsed.name}, document {piece.number}")
                 elif key in edits:
                     try:
-                        chunks.append(apply_edits(piece.text, edits[key]))
+                        chunks.append(Spliced(piece.text, edits[key]))
                     except Unsafe:
                         chunks.append(_roundtrip(piece.text, changes[key]))
                         fallbacks.append(f"{parsed.name}, document {piece.number}")
