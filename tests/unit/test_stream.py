@@ -16,6 +16,7 @@ from wavegen.core.plan import Options
 from wavegen.errors import WavegenError
 from wavegen.stream import engine as engine_module
 from wavegen.stream import fastparse, splice
+from wavegen.stream import split as split_module
 from wavegen.stream.engine import InputDocument, run
 from wavegen.stream.split import Piece, check_line_breaks, split_as_bytes, split_marked, split_stream, split_utf8
 
@@ -488,3 +489,40 @@ def test_an_object_with_neither_name_nor_generate_name_is_still_refused() -> Non
         bundle = f"apiVersion: batch/v1\nkind: Job\n{metadata}spec: {{}}\n"
         with pytest.raises(WavegenError, match=r"has no 'metadata\.name'"):
             run([InputDocument("b.yaml", bundle.encode())], Options())
+
+
+# Lines a stream's cuts depend on (markers with what may follow them, directives, end markers)
+# and lines of text past ASCII, in UTF-8 of two to four bytes a character.
+_CUT_LINES = [
+    "---",
+    "--- ",
+    "---\t#c",
+    "---x",
+    "--- a: é",
+    "...",
+    "... #",
+    "...x",
+    "%YAML 1.1",
+    "%TAG ! x",
+    "a: é",
+    "b: \u2019",
+    "c: 🎉",
+    "",
+    "# ---",
+    " ---",
+    "- -",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CUT_LINES), max_size=12), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_bytes_are_cut_where_their_text_is(lines: list[str], eol: str, last_break: bool) -> None:
+    """split_utf8 (its "---" lines found in the bytes where no directive or end marker is, else in
+    the bytes read as Latin-1) gives the pieces and flags of split_marked on the decoded text."""
+    text = eol.join(lines) + (eol if last_break and lines else "")
+    by_bytes = split_utf8(text.encode())
+    by_text = split_marked(text)
+    assert [(p.text, p.line, p.number) for p in by_bytes[0]] == [(p.text, p.line, p.number) for p in by_text[0]]
+    assert by_bytes[1:] == by_text[1:]
+    plain = not any(line.startswith(("%", "...")) for line in lines)
+    assert (split_module._marker_cuts(text.encode()) is not None) is plain  # (no Latin-1 text made for it)
