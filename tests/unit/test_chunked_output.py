@@ -272,7 +272,7 @@ def test_transform_holds_no_input_bytes_while_parsing(
         seen.append(sys.getrefcount(data))
         real(self, name, held, bom)
 
-    monkeypatch.setattr(files, "_read", lambda _path: data)
+    monkeypatch.setattr(files, "_read", lambda _path, _consumed=False: data)
     monkeypatch.setattr(engine.Engine, "add_held", add_held)
     assert transform_command.run_plain([str(path)]) == 0
     assert seen == [alone]
@@ -390,3 +390,39 @@ def test_released_sources_leave_outputs_and_findings_as_they_were() -> None:
     assert out.getvalue() == kept.outputs[0] != data
     assert released.outputs == kept.outputs
     assert released.findings == kept.findings and released.changed() == kept.changed() == [0]
+
+
+def test_a_large_input_is_read_to_be_consumed_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_inputs(consumed=True): a file or standard input of at least CONSUMED_BYTES in a bytearray,
+    which a run empties as it decodes its pieces; a smaller one, or without ``consumed``, bytes."""
+    large = workload_bundle(400).replace("app", "app\u2019", 1).encode()
+    assert len(large) >= files.CONSUMED_BYTES
+    (tmp_path / "large.yaml").write_bytes(large)
+    (tmp_path / "small.yaml").write_bytes(b"a: 1\n")
+    as_read = files.read_inputs([tmp_path / "large.yaml", tmp_path / "small.yaml"], consumed=True)
+    assert [type(doc.data) for doc in as_read] == [bytearray, bytes]
+    assert as_read[0].data == large
+    assert [type(doc.data) for doc in files.read_inputs([tmp_path / "large.yaml"])] == [bytes]
+    for data, kind in ((large, bytearray), (b"a: 1\n", bytes)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        [doc] = files.read_inputs([None], consumed=True)
+        assert type(doc.data) is kind and doc.data == data
+    consumed = as_read[0].data
+    expected = run([InputDocument("large.yaml", large)], Options()).outputs
+    assert run(handed_over(as_read[:1]), Options()).outputs == expected
+    assert consumed == bytearray()  # emptied as it was decoded
+
+
+def test_transform_reads_its_inputs_to_be_consumed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = []
+    real = files.read_inputs
+
+    def reading(paths: Sequence[str | Path | None], *, consumed: bool = False) -> list[InputDocument]:
+        asked.append(consumed)
+        return real(paths, consumed=consumed)
+
+    monkeypatch.setattr(files, "read_inputs", reading)
+    source = tmp_path / "in.yaml"
+    source.write_text(workload_bundle(2))
+    assert transform_command.run_plain([str(source), "-o", str(tmp_path / "out.yaml")]) == 0
+    assert asked == [True]

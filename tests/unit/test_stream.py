@@ -526,3 +526,66 @@ def test_bytes_are_cut_where_their_text_is(lines: list[str], eol: str, last_brea
     assert by_bytes[1:] == by_text[1:]
     plain = not any(line.startswith(("%", "...")) for line in lines)
     assert (split_module._marker_cuts(text.encode()) is not None) is plain  # (no Latin-1 text made for it)
+
+
+def _split_or_error(data: bytes | bytearray) -> Any:
+    """split_utf8's pieces and flags, or its error's place and reason."""
+    try:
+        pieces, directives, screened = split_utf8(data)
+    except UnicodeDecodeError as err:
+        return ("refused", err.start, err.end, err.reason)
+    return [(p.text, p.line, p.number) for p in pieces], directives, screened
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([*_CUT_LINES, "d: \xff", "e: \xc3(", "x: \x00"]), max_size=12),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_a_bytearray_is_consumed_into_the_pieces_its_bytes_give(lines: list[str], eol: str, last_break: bool) -> None:
+    """Cut from its end as its pieces are decoded, a bytearray gives what bytes give (pieces,
+    flags, and the first byte that is not UTF-8), and is empty after, unless it was refused."""
+    data = (eol.join(lines) + (eol if last_break and lines else "")).encode("utf-8", "surrogateescape")
+    data = data.replace("\xff".encode(), b"\xff").replace("\xc3(".encode(), b"\xc3(")  # (bytes no UTF-8 has)
+    consumed = bytearray(data)
+    found = _split_or_error(consumed)
+    assert found == _split_or_error(data)
+    if found[0] != "refused":
+        assert not consumed
+
+
+@pytest.mark.parametrize("bad", [None, 0, 2, 3])
+@pytest.mark.parametrize("nul", [None, 0, 1, 3])
+@pytest.mark.parametrize("lone_cr", [None, 0, 2, 3])
+def test_a_consumed_input_is_refused_as_its_bytes_are(bad: int | None, nul: int | None, lone_cr: int | None) -> None:
+    """Bad UTF-8 first, then a NUL byte, then a lone CR, at the same line: a bytearray (gone once
+    split) is refused as bytes are, its NUL and CR looked for before it is."""
+    lines = ["a: \u2019".encode(), b"---", "b: \xe9".encode(), b"c: d"]
+    for line, added in ((bad, b"\xe2\x80"), (nul, b"\x00"), (lone_cr, b"\rx: 1")):
+        if line is not None:
+            lines[line] += added
+    data = b"\n".join(lines) + b"\n"
+    said = []
+    for given_data in (data, bytearray(data)):
+        try:
+            result = run([InputDocument("in.yaml", given_data)], Options(missing="ignore"))
+            said.append(result.outputs)
+        except WavegenError as err:
+            said.append(str(err))
+    assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("odd", ["\x07", "\x85", "\u2028", "\ufeff", "\ufffe"])
+def test_a_consumed_input_is_screened_for_what_the_reader_turns_away(odd: str) -> None:
+    """Its bytes are screened before they are gone (a control character, a line break or a mark
+    YAML reads otherwise): a bytearray runs as its bytes do."""
+    text = CM.replace("k: v", f"k: a{odd}b") + "---\n" + deploy() + "---\n# \u2019\n"
+    said = []
+    for given_data in (text.encode(), bytearray(text.encode())):
+        try:
+            result = run([InputDocument("in.yaml", given_data)], Options(missing="ignore"))
+            said.append((result.outputs, [str(f) for f in result.findings]))
+        except WavegenError as err:
+            said.append(str(err))
+    assert said[0] == said[1]

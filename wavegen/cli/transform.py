@@ -43,8 +43,9 @@ def transform(
     """Inject config hashes into a rendered bundle."""
     if in_place and check:
         raise WavegenError("--in-place and --check cannot be combined", exit_code=EXIT_USAGE)
-    files, inputs = read_bundle(paths or ["-"])
-    # Handed over: each file's bytes are freed once decoded; the result holds its text as pieces.
+    files, inputs = read_bundle(paths or ["-"], consumed=True)
+    # Handed over: each file's bytes are freed once decoded (a large one's as it is); the result
+    # holds its text as pieces.
     result = run(handed_over(inputs), options_from_flags(flags))
     if result.findings:
         from ..render.report import report_findings  # a run without findings need not load it

@@ -22,12 +22,36 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
 
 
-def _read(path: str | Path) -> bytes:
+# An input at least this large is read into a bytearray for a caller that lets the engine consume
+# it (read_inputs' ``consumed``): its bytes are let go of as its pieces are decoded.
+CONSUMED_BYTES = 256 * 1024
+
+
+def _read(path: str | Path, consumed: bool = False) -> bytes | bytearray:
     try:
         with open(path, "rb") as handle:
+            if consumed:
+                size = os.fstat(handle.fileno()).st_size
+                if size >= CONSUMED_BYTES:
+                    data = bytearray(size)
+                    got = handle.readinto(data)
+                    if got < size:
+                        del data[got:]  # (shorter than its size said: cut short while read)
+                    data += handle.read()  # (longer: the rest)
+                    return data
             return handle.read()
     except OSError as err:
         raise WavegenError(f"cannot read: {err.strerror or type(err).__name__}", file=str(path)) from None
+
+
+def _read_stdin(consumed: bool) -> bytes | bytearray:
+    if not consumed:
+        return sys.stdin.buffer.read()
+    # In parts, into one bytearray: read whole as bytes first, it would be copied to be consumed.
+    data = bytearray()
+    while part := sys.stdin.buffer.read(1024 * 1024):
+        data += part
+    return data if len(data) >= CONSUMED_BYTES else bytes(data)
 
 
 def expand_paths(paths: Sequence[str]) -> list[Path | None]:
@@ -113,21 +137,25 @@ def expand_names(paths: Sequence[str]) -> list[str | None]:
     return names
 
 
-def read_bundle(raw_paths: Sequence[str]) -> tuple[list[str | None], list[InputDocument]]:
-    """The files named (directories expanded, - for stdin) and their bytes; naming no manifest at all is an error."""
+def read_bundle(raw_paths: Sequence[str], *, consumed: bool = False) -> tuple[list[str | None], list[InputDocument]]:
+    """The files named (directories expanded, - for stdin) and their bytes; naming no manifest at
+    all is an error. ``consumed``: see read_inputs."""
     names = expand_names(raw_paths)
     if not names:
         raise WavegenError("no manifest files (*.yaml, *.yml, *.json) found", file=" ".join(raw_paths))
-    return names, read_inputs(names)
+    return names, read_inputs(names, consumed=consumed)
 
 
-def read_inputs(paths: Sequence[str | Path | None]) -> list[InputDocument]:
+def read_inputs(paths: Sequence[str | Path | None], *, consumed: bool = False) -> list[InputDocument]:
+    """The inputs' bytes; with ``consumed``, a large one's in a bytearray, which the engine empties
+    as it decodes it (for a caller that hands the inputs over and never reads them again: see
+    engine.handed_over)."""
     docs = []
     for path in paths:
         if path is None:
-            docs.append(InputDocument(STDIN_NAME, sys.stdin.buffer.read()))
+            docs.append(InputDocument(STDIN_NAME, _read_stdin(consumed)))
         else:
-            docs.append(InputDocument(str(path), _read(path)))
+            docs.append(InputDocument(str(path), _read(path, consumed)))
     return docs
 
 

@@ -86,13 +86,14 @@ MAX_DOCUMENT_CHARS = 32 * 1024 * 1024
 
 
 class InputDocument(Record):
-    """One named input: a file's bytes, or standard input's."""
+    """One named input: a file's bytes, or standard input's. A bytearray's bytes are consumed: the
+    engine empties it from its end as it decodes its pieces (see files.read_inputs)."""
 
     __slots__ = ("data", "name")
     name: Final[str]
-    data: Final[bytes]
+    data: Final[bytes | bytearray]
 
-    def __init__(self, name: str, data: bytes) -> None:
+    def __init__(self, name: str, data: bytes | bytearray) -> None:
         self.name = name
         self.data = data
 
@@ -293,11 +294,16 @@ def decode(source: InputDocument) -> tuple[str, str]:
     return text[len(bom) :], bom
 
 
-def _undecoded(source: InputDocument) -> tuple[bytes, str] | None:
+def _undecoded(source: InputDocument) -> tuple[bytes | bytearray, str] | None:
     """An input's bytes and its byte-order mark, if any, where split.split_as_bytes says they are
-    better cut into pieces before they are decoded (else None): Engine.add_held decodes them
-    piece by piece, refusing them as decode would."""
+    better cut into pieces before they are decoded, and always for bytes to be consumed (else
+    None): Engine.add_held decodes them piece by piece, refusing them as decode would."""
     data = source.data
+    if isinstance(data, bytearray):
+        if data.startswith(_UTF8_BOM):
+            del data[: len(_UTF8_BOM)]  # (in place: a bytearray keeps an offset to its start)
+            return data, BOM
+        return data, ""
     if not split_as_bytes(data):
         return None
     if data.startswith(_UTF8_BOM):
@@ -305,27 +311,42 @@ def _undecoded(source: InputDocument) -> tuple[bytes, str] | None:
     return data, ""
 
 
-def _split_bytes(name: str, data: bytes) -> tuple[list[Piece], bool, bool]:
+def _split_bytes(name: str, data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
     """split_utf8, refusing the input as decode and check_line_breaks would have, in their order:
-    bytes that are not UTF-8, then a NUL byte, then a lone CR line break."""
+    bytes that are not UTF-8, then a NUL byte, then a lone CR line break. (A bytearray is gone
+    once split: what is refused after bad UTF-8 is looked for first.)"""
+    later: WavegenError | None = None
+    if isinstance(data, bytearray):
+        try:
+            _refuse_other_bytes(name, data)
+        except WavegenError as err:
+            later = err
     try:
         split = split_utf8(data)
     except UnicodeDecodeError as err:
         raise _not_utf8(name, data, err) from None
-    _refuse_nul(name, data)
-    if b"\r" in data:
-        check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
+    if later is not None:
+        raise later
+    if not isinstance(data, bytearray):
+        _refuse_other_bytes(name, data)
     return split
 
 
-def _refuse_nul(name: str, data: bytes) -> None:
+def _refuse_other_bytes(name: str, data: bytes | bytearray) -> None:
+    """Refuse UTF-8 input holding a NUL byte, then one with a lone CR line break."""
+    _refuse_nul(name, data)
+    if b"\r" in data:
+        check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
+
+
+def _refuse_nul(name: str, data: bytes | bytearray) -> None:
     """Refuse UTF-8 input holding a NUL byte (binary data), naming its line."""
     nul = data.find(b"\x00")
     if nul >= 0:
         raise WavegenError("NUL byte in input (binary data?)", file=name, line=data.count(b"\n", 0, nul) + 1)
 
 
-def _not_utf8(name: str, data: bytes, err: UnicodeDecodeError) -> WavegenError:
+def _not_utf8(name: str, data: bytes | bytearray, err: UnicodeDecodeError) -> WavegenError:
     line = data[: err.start].count(b"\n") + 1
     return WavegenError("not UTF-8 text (binary data?)", file=name, line=line)
 
@@ -606,18 +627,18 @@ class Engine:
         """Parse one decoded input (see decode); the engine keeps its pieces, not its bytes."""
         self.add_held(name, [text], bom)
 
-    def add_held(self, name: str, held: list[str | bytes], bom: str) -> None:
+    def add_held(self, name: str, held: list[str | bytes | bytearray], bom: str) -> None:
         """add_text for a text handed over as a one-item list and taken out of it, so that once it
         is cut into pieces (copies of its parts) nothing keeps the whole text: the caller must
         not hold it either (see run). The text may be UTF-8 bytes (see _undecoded), decoded a
-        piece at a time."""
+        piece at a time (a bytearray's let go of from its end as they are)."""
         text = held.pop()
-        if isinstance(text, bytes):
-            pieces, directives, lines_screened = _split_bytes(name, text)
+        if not isinstance(text, str):
             # Looked for in the bytes once: a piece's text past Latin-1 (one typographic quote
             # makes a CRD's) is not encoded again to be looked at (istiod's 2.1 of 78 million
-            # instructions).
+            # instructions). (Before they are split: a bytearray is emptied as it is.)
             characters_screened = not fastparse.refused_utf8(text)
+            pieces, directives, lines_screened = _split_bytes(name, text)
         else:
             check_line_breaks(text, name)
             pieces, directives, lines_screened = split_marked(text)
@@ -1185,7 +1206,7 @@ def _as_read(parsed: _ParsedFile) -> Output:
     return Output(parsed.name, text, text, False)
 
 
-def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str | bytes], str]]:
+def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str | bytes | bytearray], str]]:
     """Name, text (in a one-item list, for Engine.add_held to take; or UTF-8 bytes, see
     _undecoded) and byte-order mark of each input, holding no input once it is decoded (its
     bytes, once they are cut into pieces) and no text once it is taken."""
@@ -1194,7 +1215,7 @@ def _decoded(inputs: Iterable[InputDocument]) -> Iterator[tuple[str, list[str | 
         undecoded = _undecoded(source)
         text, bom = decode(source) if undecoded is None else undecoded
         del source, undecoded  # the bytes can go now, if nothing else holds them (see handed_over)
-        held: list[str | bytes] = [text]
+        held: list[str | bytes | bytearray] = [text]
         del text
         yield name, held, bom
 

@@ -130,7 +130,7 @@ def _refused_beyond_latin1(text: str) -> bool:
     return refused_utf8(data)
 
 
-def refused_utf8(data: bytes) -> bool:
+def refused_utf8(data: bytes | bytearray) -> bool:
     """Whether UTF-8 bytes hold one of _UNREAD's characters or one libyaml refuses: where an
     input's bytes hold none, none of its pieces does (SCREENED_CHARACTERS), and a piece's text
     past Latin-1 need not be encoded again to be looked at."""

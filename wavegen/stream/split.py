@@ -191,7 +191,7 @@ def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
     return _pieces(chunks, any(ch in text for ch in _EXOTIC_BREAKS)), has_directives, screened
 
 
-def split_utf8(data: bytes) -> tuple[list[Piece], bool, bool]:
+def split_utf8(data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
     """split_marked for a stream's bytes (where split_as_bytes says so), each piece decoded from
     its bytes: the only decoding they get. Raises UnicodeDecodeError, at the first byte that is
     not UTF-8, as decoding them whole would: every cut follows a line break, which ends any
@@ -201,7 +201,13 @@ def split_utf8(data: bytes) -> tuple[list[Piece], bool, bool]:
     the bytes read as Latin-1, one character a byte: markers, the line breaks that end them (LF,
     CRLF) and what is looked for around them are ASCII, which no byte of another character is
     in UTF-8, so they are the cuts of the text. NEL, LS and PS line breaks cut nothing there
-    either; they count as lines, in each decoded piece."""
+    either; they count as lines, in each decoded piece.
+
+    A bytearray is emptied as its pieces are decoded, from its last: each piece's bytes are let
+    go of once it is decoded (a bytearray gives memory back when cut below half its size), so
+    that its bytes and its pieces' texts are not both whole at once (mimir's chart, 2.7 MB of
+    dashboards: peak RSS 16.3 -> 14.4 MB). After bytes that are not UTF-8 it is cut no more:
+    the error is the first such byte's, and the bytes before it are still there."""
     simple = _marker_cuts(data)
     if simple is not None:
         ordered, screened = simple
@@ -210,17 +216,41 @@ def split_utf8(data: bytes) -> tuple[list[Piece], bool, bool]:
         view = data.decode("latin-1")
         ordered, has_directives, screened = _cuts(view)
         del view  # (the pieces take its size again, or more)
-    chunks: list[str] = []
-    with memoryview(data) as raw:
-        for start, end in zip(ordered, ordered[1:], strict=False):  # noqa: RUF007  # (as in split_marked)
-            try:
-                chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
-            except UnicodeDecodeError as err:
-                raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
+    spans = list(zip(ordered, ordered[1:], strict=False))  # noqa: RUF007  # (as in split_marked)
+    if isinstance(data, bytearray):
+        chunks = _consumed(data, spans)
+    else:
+        chunks = []
+        with memoryview(data) as raw:
+            for start, end in spans:
+                try:
+                    chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
+                except UnicodeDecodeError as err:
+                    raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
     return _pieces(chunks, True), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
 
 
-def _marker_cuts(data: bytes) -> tuple[list[int], bool] | None:
+def _consumed(data: bytearray, spans: list[tuple[int, int]]) -> list[str]:
+    """The pieces of split_utf8 for a bytearray, decoded from the last, each one's bytes cut off once decoded."""
+    chunks: list[str] = []
+    refused: UnicodeDecodeError | None = None
+    for start, end in reversed(spans):
+        with memoryview(data) as raw, raw[start:end] as piece:
+            try:
+                chunks.append(codecs.utf_8_decode(piece, "strict", True)[0])
+            except UnicodeDecodeError as err:
+                refused = err  # (an earlier piece's, found next, comes first)
+                refused.start += start
+                refused.end += start
+        if refused is None:
+            del data[start:]  # (no view of it is left: it may be cut)
+    if refused is not None:
+        raise UnicodeDecodeError(refused.encoding, data, refused.start, refused.end, refused.reason)
+    chunks.reverse()
+    return chunks
+
+
+def _marker_cuts(data: bytes | bytearray) -> tuple[list[int], bool] | None:
     """_cuts for a stream's bytes with no directive and no end marker (None: a line starting
     with "%" or "...", which _cuts reads in the text), and whether no marker line is left inside
     a piece; its "---" lines found in the bytes themselves.
