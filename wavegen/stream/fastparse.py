@@ -1094,8 +1094,13 @@ _HEADS: dict[str, tuple[int, str, str]] = {}
 
 def _one_line_plain(rest: str) -> bool:
     """Whether a row's non-empty rest is the usual one-line plain scalar (no indicator first, no
-    ": " or " #" inside, no ":" or space last)."""
-    return rest[0] not in _NOT_PLAIN_START and ": " not in rest and " #" not in rest and rest[-1] not in ": "
+    ": " or " #" inside, no ":" or space last).
+
+    A space looked for first: a search for one character runs in a tenth of the time of one for
+    two, and long values hold none (a Secret's megabyte of base64: 1.6 ms less)."""
+    return (
+        rest[0] not in _NOT_PLAIN_START and (" " not in rest or (": " not in rest and " #" not in rest)) and rest[-1] not in ": "
+    )
 
 
 def _plain_value(text: str, plains: dict[str, Any]) -> Any:
