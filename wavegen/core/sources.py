@@ -111,20 +111,24 @@ def _decode_base64(text: str) -> bytes | None:
     only, the bits past the last byte ignored. That is binascii's strict mode since Python 3.13;
     before, it also took "=" after a whole group ("AAAA="), which the ending check refuses first.
     """
-    digits = text.rstrip("=")
-    count = len(digits)
+    # The padding from the last three characters (three or more: refused), not text.rstrip("="),
+    # which copies a megabyte of base64 that ends with one.
+    tail = text[-3:]
+    count = len(text) - len(tail) + len(tail.rstrip("="))
     if (len(text) - count, count % 4) not in _BASE64_ENDINGS:
         return None
     if _python_decoded[0] + count > _PYTHON_BASE64_CHARS:
         import binascii
 
         try:
-            return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
+            # (a str of ASCII as it is: encoded to bytes first, a megabyte was one more at the peak)
+            return binascii.a2b_base64(text, strict_mode=True)
         except (binascii.Error, ValueError):
             return None
     _python_decoded[0] += count
     if not count:
         return b""
+    digits = text[:count]
     if not digits.isascii():
         return None
     # Each digit as two octal digits, by two C translations and one interleaving: int() reads them
