@@ -131,6 +131,11 @@ def test_an_edited_list_is_written_without_being_joined(
     assert expected != text.encode() and b"wavegen" in expected
     source = tmp_path / "list.yaml"
     source.write_text(text)
+    # The config changed in place, as long as it was: the hash is replaced by one as long, so
+    # whether the output changed is read through the whole text.
+    changed = expected.decode().replace("      end", "      END")
+    again = run([InputDocument("list.yaml", changed.encode())], Options()).outputs[0]
+    assert len(again) == len(changed.encode()) and again != changed.encode()
     _refusing_to_join(monkeypatch)
     written = io.BytesIO()
     result.write(0, written)
@@ -139,9 +144,13 @@ def test_an_edited_list_is_written_without_being_joined(
     assert capsysbinary.readouterr().out == expected
     assert transform_command.run_plain([str(source), "-o", str(tmp_path / "out.yaml")]) == 0
     assert (tmp_path / "out.yaml").read_bytes() == expected
-    monkeypatch.undo()  # (--in-place asks whether the file changed, which joins it)
-    assert transform_command.run_plain([str(source), "--in-place"]) == 0
+    assert transform_command.run_plain([str(source), "--in-place"]) == 0  # (asks whether it changed, too)
     assert source.read_bytes() == expected
+    assert transform_command.run_plain([str(source), "--in-place"]) == 0  # (unchanged now: not written)
+    assert source.read_bytes() == expected
+    source.write_text(changed)
+    assert transform_command.run_plain([str(source), "--in-place"]) == 0
+    assert source.read_bytes() == again
 
 
 def test_an_output_joins_its_edited_documents_for_what_reads_them_as_strings() -> None:
@@ -159,3 +168,17 @@ def test_writing_an_edited_document_encodes_bounded_parts() -> None:
     sizes = [len(block) for block in engine.encode_chunks(result.files[0].documents, cut=True)]
     assert max(sizes) <= 4 * WRITE_BATCH_CHARS  # (a part of characters of up to four bytes)
     assert len(sizes) > 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, st.lists(st.one_of(TEXT, edited_texts()), max_size=4), st.data())
+def test_same_text_reads_edited_documents_in_parts(
+    left: str, right: list[str | tuple[str, list[Edit]]], data: st.DataObject
+) -> None:
+    """Whether an output spells its input, an edited document made a part at a time: as the joined texts compare."""
+    documents = [chunk if isinstance(chunk, str) else Spliced(*chunk) for chunk in right]
+    joined = "".join(chunk if isinstance(chunk, str) else str(chunk) for chunk in documents)
+    for text in (left, joined):
+        cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=4)))
+        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        assert engine.same_text(chunks, documents) is (text == joined)

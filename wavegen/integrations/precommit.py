@@ -100,7 +100,7 @@ def process(files: Sequence[str], bundle_dirs: Sequence[str], fix: bool, flags: 
         code = EXIT_FINDINGS
         rolling = ", ".join(w.display for w in result.plan.workloads if w.changed) or "annotations to clean up"
         if fix:
-            write_atomically([(paths[i], result.outputs[i]) for i in stale])
+            write_atomically([(paths[i], result.files[i].documents) for i in stale])
             for i in stale:
                 print(f"wavegen: fixed config hashes in {inputs[i].name} (bundle {bundle}: {rolling})", file=sys.stderr)
             continue

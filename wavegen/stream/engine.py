@@ -175,27 +175,42 @@ class Output(Record, hashable=False):
         return [document if document.__class__ is str else str(document) for document in self.documents]
 
     def changed(self) -> bool:
-        return self.edited and not same_text(self.original, self.chunks)
+        return self.edited and not same_text(self.original, self.documents)
 
 
-def same_text(left: list[str], right: list[str]) -> bool:
-    """Whether two chunk lists spell the same text, without joining either."""
+def same_text(left: Sequence[str], right: Sequence[str | Spliced]) -> bool:
+    """Whether two chunk lists spell the same text, without joining either (an edited document
+    of ``right`` is made a part at a time: see Spliced)."""
     if sum(map(len, left)) != sum(map(len, right)):
         return False
-    i = j = left_at = right_at = 0
-    while i < len(left) and j < len(right):
-        a, b = left[i], right[j]
+    lefts, rights = iter(left), _text_parts(right)
+    a = b = ""
+    left_at = right_at = 0
+    while True:
+        if left_at == len(a):
+            following = next(lefts, None)
+            if following is None:
+                return True  # (as long as each other: the right ends here too)
+            a, left_at = following, 0
+            continue
+        if right_at == len(b):
+            b, right_at = next(rights), 0
+            continue
         size = min(len(a) - left_at, len(b) - right_at)
         # A whole chunk's slice is the chunk itself: aligned chunks are compared without copies.
         if a[left_at : left_at + size] != b[right_at : right_at + size]:
             return False
         left_at += size
         right_at += size
-        if left_at == len(a):
-            i, left_at = i + 1, 0
-        if right_at == len(b):
-            j, right_at = j + 1, 0
-    return True
+
+
+def _text_parts(chunks: Iterable[str | Spliced]) -> Iterator[str]:
+    """The chunks as strings, an edited document's in parts of at most WRITE_BATCH_CHARS."""
+    for chunk in chunks:
+        if isinstance(chunk, Spliced):
+            yield from chunk.parts(WRITE_BATCH_CHARS)
+        else:
+            yield chunk
 
 
 def encode_chunks(chunks: Iterable[str | Spliced], *, cut: bool = False) -> Iterator[bytes]:
