@@ -310,9 +310,9 @@ def test_bytes_cut_before_they_are_decoded_are_not_kept_once_cut(monkeypatch: py
     counts: list[int] = []
     real_split, real_relevant = engine.split_utf8, engine.Engine._relevant
 
-    def split_utf8(held: bytes) -> tuple[list[Piece], bool, bool]:
-        texts.extend(piece.text for piece in real_split(held)[0])
-        return real_split(held)
+    def split_utf8(held: bytes, exotic_breaks: bool = True) -> tuple[list[Piece], bool, bool]:
+        texts.extend(piece.text for piece in real_split(held, exotic_breaks)[0])
+        return real_split(held, exotic_breaks)
 
     def relevant(self: engine.Engine, piece: Piece) -> str | None:
         counts.append(sys.getrefcount(data))

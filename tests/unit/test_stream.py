@@ -589,3 +589,13 @@ def test_a_consumed_input_is_screened_for_what_the_reader_turns_away(odd: str) -
         except WavegenError as err:
             said.append(str(err))
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029"])
+def test_a_line_break_yaml_counts_moves_the_lines_after_it_as_in_the_text(brk: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NEL, LS and PS count as lines in the pieces of bytes as in the decoded text (the bytes'
+    screen says where they may be): an error after one names the same line either way."""
+    data = f'a: "b{brk}c"\n---\nx: \u2019\n---\ny: [1,\n'.encode()
+    refusal = _refusal(data, True, monkeypatch)
+    assert refusal is not None and refusal == _refusal(data, False, monkeypatch)
+    assert refusal == _refusal(bytes(bytearray(data)), True, monkeypatch)

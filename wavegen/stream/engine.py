@@ -326,10 +326,11 @@ def _undecoded(source: InputDocument) -> tuple[bytes | bytearray, str] | None:
     return data, ""
 
 
-def _split_bytes(name: str, data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
+def _split_bytes(name: str, data: bytes | bytearray, screened: bool = False) -> tuple[list[Piece], bool, bool]:
     """split_utf8, refusing the input as decode and check_line_breaks would have, in their order:
     bytes that are not UTF-8, then a NUL byte, then a lone CR line break. (A bytearray is gone
-    once split: what is refused after bad UTF-8 is looked for first.)"""
+    once split: what is refused after bad UTF-8 is looked for first.) ``screened``: the bytes
+    hold none of the characters fastparse.refused_utf8 looks for, NEL, LS and PS among them."""
     later: WavegenError | None = None
     if isinstance(data, bytearray):
         try:
@@ -337,7 +338,7 @@ def _split_bytes(name: str, data: bytes | bytearray) -> tuple[list[Piece], bool,
         except WavegenError as err:
             later = err
     try:
-        split = split_utf8(data)
+        split = split_utf8(data, exotic_breaks=not screened)
     except UnicodeDecodeError as err:
         raise _not_utf8(name, data, err) from None
     if later is not None:
@@ -653,7 +654,7 @@ class Engine:
             # makes a CRD's) is not encoded again to be looked at (istiod's 2.1 of 78 million
             # instructions). (Before they are split: a bytearray is emptied as it is.)
             characters_screened = not fastparse.refused_utf8(text)
-            pieces, directives, lines_screened = _split_bytes(name, text)
+            pieces, directives, lines_screened = _split_bytes(name, text, characters_screened)
         else:
             check_line_breaks(text, name)
             pieces, directives, lines_screened = split_marked(text)

@@ -191,7 +191,7 @@ def split_marked(text: str) -> tuple[list[Piece], bool, bool]:
     return _pieces(chunks, any(ch in text for ch in _EXOTIC_BREAKS)), has_directives, screened
 
 
-def split_utf8(data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
+def split_utf8(data: bytes | bytearray, exotic_breaks: bool = True) -> tuple[list[Piece], bool, bool]:
     """split_marked for a stream's bytes (where split_as_bytes says so), each piece decoded from
     its bytes: the only decoding they get. Raises UnicodeDecodeError, at the first byte that is
     not UTF-8, as decoding them whole would: every cut follows a line break, which ends any
@@ -201,7 +201,9 @@ def split_utf8(data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
     the bytes read as Latin-1, one character a byte: markers, the line breaks that end them (LF,
     CRLF) and what is looked for around them are ASCII, which no byte of another character is
     in UTF-8, so they are the cuts of the text. NEL, LS and PS line breaks cut nothing there
-    either; they count as lines, in each decoded piece.
+    either; they count as lines, in each decoded piece (``exotic_breaks`` False: the caller
+    knows the bytes hold none, and no piece is searched for them: three searches of a piece two
+    bytes a character took a List of 2.7 MB 0.8 ms).
 
     A bytearray is emptied as its pieces are decoded, from its last: each piece's bytes are let
     go of once it is decoded (a bytearray gives memory back when cut below half its size), so
@@ -227,7 +229,7 @@ def split_utf8(data: bytes | bytearray) -> tuple[list[Piece], bool, bool]:
                     chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
                 except UnicodeDecodeError as err:
                     raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
-    return _pieces(chunks, True), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
+    return _pieces(chunks, exotic_breaks), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
 
 
 def _consumed(data: bytearray, spans: list[tuple[int, int]]) -> list[str]:
