@@ -21,12 +21,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Sequence
-    from typing import IO, Any, Final, NamedTuple
+    from typing import IO, Any, Final, NamedTuple, TypeVar
 
     from yaml.nodes import Node
 
     from . import fallback
     from .tree import AnyNode
+
+    # A List item's index, or None for a document that is one object (see Engine._planned).
+    _Item = TypeVar("_Item", bound=int | None)
 else:
     from ..core.record import NamedTuple
 
@@ -540,13 +543,7 @@ class Engine:
         read: _ListRead = []
         for index, item in enumerate(items):
             if isinstance(item, dict) and "kind" in item:
-                if self.reader is None:
-                    read.append((item, lines[index], index, None, None))
-                else:
-                    reads, identity = self.reader.read_body(item)
-                    if reads is None and _unmade(item.get("data")):
-                        item["data"] = dict(item["data"])  # kept (no ConfigMap of v1): its values made, as read
-                    read.append((item if reads is None else _PLANNED, lines[index], index, reads, identity))
+                read.append(self._planned(item, lines[index], index))
         return read
 
     def _read_json(self, text: str) -> _JsonRead | None:
@@ -568,7 +565,7 @@ class Engine:
         if not body["kind"].endswith("List") or not isinstance(items, list):
             return _JsonRead([self._planned(body, root_line, None)], None, checked)
         assert spans is not None and len(spans) == len(items)  # (a root's items array is read with offsets)
-        objects = []
+        objects: list[tuple[Mapping[str, Any], int, int | None, PlanReads, Identity | None]] = []
         line = offset = 0
         for index, item in enumerate(items):
             if isinstance(item, dict) and "kind" in item:
@@ -579,12 +576,14 @@ class Engine:
         return _JsonRead(objects, spans, checked)
 
     def _planned(
-        self, body: dict[str, Any], line: int, item: int | None
-    ) -> tuple[Mapping[str, Any], int, int | None, PlanReads, Identity | None]:
+        self, body: dict[str, Any], line: int, item: _Item
+    ) -> tuple[Mapping[str, Any], int, _Item, PlanReads, Identity | None]:
         """An object as it is kept: whole, or (only_planned) what the planner reads of it and its identity."""
         if self.reader is None:
             return body, line, item, None, None
         reads, identity = self.reader.read_body(body)
+        if reads is None and _unmade(body.get("data")):
+            body["data"] = dict(body["data"])  # kept (no ConfigMap of v1): its values made, as read
         return (body if reads is None else _PLANNED), line, item, reads, identity
 
     def _read_fast(self, text: str, kind: str) -> _Read | _ListRead | _JsonRead | None:
@@ -626,13 +625,9 @@ class Engine:
                 return None if shaped else []  # passed through: nothing to add (libyaml checks a shaped one)
         except WavegenError:
             return None
-        if self.reader is None:
-            return body, root_line, None, None, template, shaped, covered, anchored
         # In only_planned mode a workload, ConfigMap or Secret keeps what the planner reads of it and its identity.
-        reads, identity = self.reader.read_body(body)
-        if reads is None and deferred and _unmade(body.get("data")):
-            body["data"] = dict(body["data"])  # kept (no ConfigMap of v1): its values made, as read
-        return (body if reads is None else _PLANNED), root_line, reads, identity, template, shaped, covered, anchored
+        kept, _, _, reads, identity = self._planned(body, root_line, None)
+        return kept, root_line, reads, identity, template, shaped, covered, anchored
 
     def add(self, source: InputDocument) -> None:
         """Parse one input; raises WavegenError (one line, positioned) on bad input."""
