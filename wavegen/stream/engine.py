@@ -335,27 +335,19 @@ def _split_bytes(name: str, data: bytes | bytearray, screened: bool = False) -> 
     once split: what is refused after bad UTF-8 is looked for first.) ``screened``: the bytes
     hold none of the characters fastparse.refused_utf8 looks for, NEL, LS and PS among them."""
     later: WavegenError | None = None
-    if isinstance(data, bytearray):
-        try:
-            _refuse_other_bytes(name, data)
-        except WavegenError as err:
-            later = err
+    try:
+        _refuse_nul(name, data)
+        if b"\r" in data:
+            check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
+    except WavegenError as err:
+        later = err
     try:
         split = split_utf8(data, exotic_breaks=not screened)
     except UnicodeDecodeError as err:
         raise _not_utf8(name, data, err) from None
     if later is not None:
         raise later
-    if not isinstance(data, bytearray):
-        _refuse_other_bytes(name, data)
     return split
-
-
-def _refuse_other_bytes(name: str, data: bytes | bytearray) -> None:
-    """Refuse UTF-8 input holding a NUL byte, then one with a lone CR line break."""
-    _refuse_nul(name, data)
-    if b"\r" in data:
-        check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
 
 
 def _refuse_nul(name: str, data: bytes | bytearray) -> None:

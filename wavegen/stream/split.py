@@ -218,22 +218,12 @@ def split_utf8(data: bytes | bytearray, exotic_breaks: bool = True) -> tuple[lis
         view = data.decode("latin-1")
         ordered, has_directives, screened = _cuts(view)
         del view  # (the pieces take its size again, or more)
-    spans = list(zip(ordered, ordered[1:], strict=False))  # noqa: RUF007  # (as in split_marked)
-    if isinstance(data, bytearray):
-        chunks = _consumed(data, spans)
-    else:
-        chunks = []
-        with memoryview(data) as raw:
-            for start, end in spans:
-                try:
-                    chunks.append(codecs.utf_8_decode(raw[start:end], "strict", True)[0])
-                except UnicodeDecodeError as err:
-                    raise UnicodeDecodeError(err.encoding, data, start + err.start, start + err.end, err.reason) from None
+    chunks = _decoded(data, list(zip(ordered, ordered[1:], strict=False)))  # noqa: RUF007  # (as in split_marked)
     return _pieces(chunks, exotic_breaks), has_directives, screened  # (NEL, LS and PS looked for in the decoded pieces only)
 
 
-def _consumed(data: bytearray, spans: list[tuple[int, int]]) -> list[str]:
-    """The pieces of split_utf8 for a bytearray, decoded from the last, each one's bytes cut off once decoded."""
+def _decoded(data: bytes | bytearray, spans: list[tuple[int, int]]) -> list[str]:
+    """The pieces of split_utf8, decoded from the last; a bytearray's bytes cut off as each is decoded."""
     chunks: list[str] = []
     refused: UnicodeDecodeError | None = None
     for start, end in reversed(spans):
@@ -244,7 +234,7 @@ def _consumed(data: bytearray, spans: list[tuple[int, int]]) -> list[str]:
                 refused = err  # (an earlier piece's, found next, comes first)
                 refused.start += start
                 refused.end += start
-        if refused is None:
+        if refused is None and isinstance(data, bytearray):
             del data[start:]  # (no view of it is left: it may be cut)
     if refused is not None:
         raise UnicodeDecodeError(refused.encoding, data, refused.start, refused.end, refused.reason)
