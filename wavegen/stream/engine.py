@@ -225,24 +225,16 @@ def encode_chunks(chunks: Iterable[str | Spliced], *, cut: bool = False) -> Iter
     batch: list[str] = []
     size = 0
     for chunk in chunks:
-        if isinstance(chunk, Spliced):
-            if not cut:
-                chunk = str(chunk)  # (a block ends with a whole document)
-            else:
-                if batch:
-                    yield "".join(batch).encode("utf-8")
-                    batch.clear()
-                    size = 0
-                for part in chunk.parts(WRITE_BATCH_CHARS):
-                    yield part.encode("utf-8")
-                continue
-        if cut and len(chunk) > WRITE_BATCH_CHARS:
+        if isinstance(chunk, Spliced) and not cut:
+            chunk = str(chunk)  # (a block ends with a whole document)
+        if isinstance(chunk, Spliced) or (cut and len(chunk) > WRITE_BATCH_CHARS):
             if batch:
                 yield "".join(batch).encode("utf-8")
                 batch.clear()
                 size = 0
-            for start in range(0, len(chunk), WRITE_BATCH_CHARS):
-                yield chunk[start : start + WRITE_BATCH_CHARS].encode("utf-8")
+            # (a long chunk is sliced as the Spliced of no edits it is)
+            for part in (chunk if isinstance(chunk, Spliced) else Spliced(chunk, ())).parts(WRITE_BATCH_CHARS):
+                yield part.encode("utf-8")
             continue
         batch.append(chunk)
         size += len(chunk)
