@@ -1533,6 +1533,28 @@ def test_tabs_in_literals_and_crlf_breaks_are_read_without_libyaml(eol: str, mon
     assert output.count("\n") == output.count(eol)  # the lines added end as the file's do
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_comment_only_pieces_with_crlf_breaks_are_checked_without_libyaml(eol: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons above: helm's "# Source:" of a template that rendered nothing (a
+    piece of comments alone) is accepted without libyaml with CRLF line breaks too, as with LF;
+    pieces that libyaml refuses still are not (a tab that starts a line, a lone CR)."""
+    empty = "---\n# Source: chart/templates/empty.yaml\n\n# another comment\n".replace("\n", eol)
+    assert fastparse.accepts_without_content(empty)
+    assert not fastparse.accepts_without_content(empty.replace("# another", "\t# another"))
+    assert not fastparse.accepts_without_content(empty.replace(eol + "# another", "\r# another"))
+    text = empty + _nginx_bundle(eol) + empty
+    assert_same(text.encode())
+
+    def no_libyaml(text: str, *_: object) -> None:
+        raise AssertionError(f"libyaml asked: {text[:60]!r}")
+
+    monkeypatch.setattr(nodes_module, "compose", no_libyaml)
+    monkeypatch.setattr(nodes_module, "libyaml_accepts", no_libyaml)
+    monkeypatch.setattr(nodes_module, "check_depth", no_libyaml)
+    result = run([InputDocument("bundle.yaml", text.encode())], Options(missing="ignore"))
+    assert "config-hash" in result.outputs[0].decode()
+
+
 @pytest.mark.parametrize(
     ("literal", "why"),
     [

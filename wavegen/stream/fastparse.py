@@ -158,8 +158,12 @@ def refused_utf8(data: bytes | bytearray) -> bool:
 def accepts_without_content(text: str) -> bool:
     """Whether libyaml accepts a piece of markers, comments and blank lines only (see split.Piece):
     when nothing in it is unreadable (a "..." end marker last in it aside, see document_text), and
-    no tab (one that starts a line is an error to libyaml)."""
+    no tab (one that starts a line is an error to libyaml). CRLF line breaks are read as LF, as
+    _readable_lines reads them (helm's "# Source:" of an empty template, in a file checked out on
+    Windows, sent libyaml the whole bundle and made the run import PyYAML)."""
     document = document_text(text)
+    if (document is None or _unreadable(document)) and "\r\n" in text:
+        document = document_text(_lf_only(text))
     return document is not None and "\t" not in document and not _unreadable(document)
 
 
