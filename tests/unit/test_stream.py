@@ -284,6 +284,24 @@ def test_a_stream_cut_as_utf8_bytes_gives_the_pieces_of_its_text(lines: list[tup
     assert _split_outcome(lambda: engine_module._split_bytes("f.yaml", data)) == expected
 
 
+@given(st.text(alphabet="a\r\n", max_size=40))
+@example("a\r\r\n")  # as many CRs as CRLFs but for one
+@example("\r\na\n\r")  # a lone CR last
+def test_lone_cr_line_breaks_are_refused_in_text_and_bytes_alike(text: str) -> None:
+    """check_line_breaks refuses exactly the texts with a CR that no LF follows, at the line a
+    reading of LF breaks gives it, whether given the text or its bytes."""
+    lone = next((at for at in range(len(text)) if text[at] == "\r" and text[at + 1 : at + 2] != "\n"), None)
+    outcomes = []
+    for given_as in (text, text.encode(), bytearray(text.encode())):
+        try:
+            check_line_breaks(given_as, "f.yaml")
+            outcomes.append(None)
+        except WavegenError as err:
+            outcomes.append(err.line)
+    expected = None if lone is None else text[:lone].replace("\r\n", "\n").count("\n") + 1
+    assert outcomes == [expected] * 3
+
+
 _BAD_UTF8 = (b"\xff", b"\xe2\x80", b"\xc3(", b"\xed\xa0\x80", b"\xf4\x90\x80\x80")
 
 

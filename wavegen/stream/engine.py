@@ -329,8 +329,7 @@ def _split_bytes(name: str, data: bytes | bytearray, screened: bool = False) -> 
     later: WavegenError | None = None
     try:
         _refuse_nul(name, data)
-        if b"\r" in data:
-            check_line_breaks(data.decode("latin-1"), name)  # (lines are counted by LF, as in the text)
+        check_line_breaks(data, name)
     except WavegenError as err:
         later = err
     try:

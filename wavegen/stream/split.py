@@ -40,6 +40,9 @@ _DOC_END_FIRST = r"\.\.\.(?=[ \t\r\n]|\Z)[^\r\n]*(?:\r\n|\n|\Z)"
 _DIRECTIVE_LINE = r"^%[^\r\n]*\r?\n\Z"
 _NON_CONTENT_LINE = patterns.compile(r"[ \t]*(?:#.*)?|(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?[ \t]*|%.*")
 BOM = "\ufeff"
+# A CR that is no CRLF's: a line break of its own, which the splitter refuses (check_line_breaks).
+_LONE_CR = "\r(?!\n)"
+_LONE_CR_BYTES = b"\r(?!\n)"
 # helm template writes this comment above every document it renders.
 _HELM_SOURCE = r"#[ \t]*Source:[ \t]*(\S[^\r\n]*?)[ \t]*\Z"
 
@@ -153,14 +156,19 @@ def line_starts(text: str) -> Sequence[int]:
     return LineStarts(text)
 
 
-def check_line_breaks(text: str, file: str) -> None:
-    """Refuse lone CR line breaks: document boundaries could not be found reliably."""
-    if "\r" not in text:
-        return
-    normalized = text.replace("\r\n", "\n")
-    lone = normalized.find("\r")
-    if lone >= 0:
-        line = normalized.count("\n", 0, lone) + 1
+def check_line_breaks(text: str | bytes | bytearray, file: str) -> None:
+    """Refuse lone CR line breaks: document boundaries could not be found reliably.
+
+    A text, or its UTF-8 bytes, searched as it is: normalizing a CRLF input to look for a CR
+    left copied it twice (6 MB of CRLF: 12 MB of peak memory the run did not otherwise need,
+    and three times the time of one search)."""
+    if isinstance(text, str):
+        found = patterns.compile(_LONE_CR).search(text) if "\r" in text else None
+        line = -1 if found is None else text.count("\n", 0, found.start()) + 1
+    else:
+        found_in_bytes = patterns.compile(_LONE_CR_BYTES).search(text) if b"\r" in text else None
+        line = -1 if found_in_bytes is None else text.count(b"\n", 0, found_in_bytes.start()) + 1
+    if line > 0:
         raise WavegenError("lone carriage return (CR) line break; use LF or CRLF line endings", file=file, line=line)
 
 
