@@ -35,6 +35,21 @@ def test_every_line_start_is_where_a_line_begins(
     assert LineStarts(text)[-1] == expected[-1]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "\n", "\r\n", "\r", "\x85", "\u2028"]), max_size=30))
+def test_line_starts_are_where_yaml_lines_begin(parts: list[str]) -> None:
+    """Every line break YAML knows (LF, CRLF, a lone CR, NEL, LS) starts a line, a CRLF once:
+    the lazy LF count where the breaks are LF and CRLF alone, a list otherwise."""
+    text = "".join(parts)
+    expected = [0]
+    for at, character in enumerate(text):
+        if character in "\n\x85\u2028" or (character == "\r" and text[at + 1 : at + 2] != "\n"):
+            expected.append(at + 1)
+    starts = split.line_starts(text)
+    assert list(starts) == expected
+    assert isinstance(starts, LineStarts) is (text.count("\r") == text.count("\r\n") and not ({"\x85", "\u2028"} & set(text)))
+
+
 def _named_by_splitting_it_all(text: str) -> str:
     for line in text.splitlines():
         if not split._NON_CONTENT_LINE.fullmatch(line):

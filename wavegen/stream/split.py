@@ -90,7 +90,8 @@ class Piece(Record, hashable=False):
 
 
 class LineStarts(Sequence[int]):
-    """Offsets at which each line of an LF-only text begins, found for the lines asked about.
+    """Offsets at which each line of a text whose line breaks are LF or CRLF begins (a CRLF's
+    line starts after its LF), found for the lines asked about.
 
     Splicing reads a handful of lines per document; listing every line's offset
     up front cost more time and memory than the edits themselves. Lines past the first
@@ -151,7 +152,7 @@ class LineStarts(Sequence[int]):
 
 def line_starts(text: str) -> Sequence[int]:
     """Offsets at which each line of text begins."""
-    if "\r" in text or any(ch in text for ch in _EXOTIC_BREAKS):
+    if ("\r" in text and text.count("\r") != text.count("\r\n")) or any(ch in text for ch in _EXOTIC_BREAKS):
         return [0, *(m.end() for m in patterns.finditer(LINE_BREAK, text))]
     return LineStarts(text)
 
