@@ -180,15 +180,25 @@ def crd_share(path: Path) -> float:
     return sum(len(d) for d in documents if "\nkind: CustomResourceDefinition" in d) / max(len(text), 1)
 
 
+# Renders of the corpus also timed with CRLF line breaks: the chart mix, and a small chart.
+CRLF_RENDERS = ("mix", "istiod")
+
+
 def corpus_main(args: argparse.Namespace) -> None:
     """Every input of benchmarks/corpus.py and the generated bundles: time, peak RSS and reader share."""
     from corpus import corpus
 
-    inputs = dict(corpus())
+    rendered = dict(corpus())
+    inputs = dict(rendered)
     if args.only:
         inputs = {name: path for name, path in inputs.items() if name in args.only.split(",")}
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
+        # Renders as a checkout on Windows leaves them (git's core.autocrlf): CRLF line breaks.
+        for name in CRLF_RENDERS:
+            if name in rendered and not (args.only and f"{name}-crlf" not in args.only.split(",")):
+                inputs[f"{name}-crlf"] = Path(tmp, f"{name}-crlf.yaml")
+                inputs[f"{name}-crlf"].write_bytes(rendered[name].read_bytes().replace(b"\n", b"\r\n"))
         generated = {
             "generated-workloads": workload_bundle(args.count),
             "generated-crds": crd_bundle(300),
@@ -258,7 +268,8 @@ def corpus_main(args: argparse.Namespace) -> None:
         "same rounds: the least any wavegen installed as a console script can take. Start-up: this checkout's "
         "`wavegen transform` of an empty file (the launcher and wavegen's imports), what every input pays. Real renders: "
         "`benchmarks/corpus.py` (charts and manifests from Go modules through the module proxy, rendered by "
-        "the pinned helm). Reader: reads the subset reader (for documents written as JSON, the json module's "
+        "the pinned helm); `mix-crlf` and `istiod-crlf` are two of them with CRLF line breaks, as a checkout "
+        "on Windows leaves them. Reader: reads the subset reader (for documents written as JSON, the json module's "
         "reader) accepted / documents offered to it (workloads, "
         "ConfigMaps, Secrets; and documents passed through that the check below declined, in inputs up to "
         "engine.READ_PASSED_THROUGH_CHARS). Checked: documents passed through that "
