@@ -1610,6 +1610,85 @@ def test_the_fast_path_reads_the_styles_people_write() -> None:
     assert [fastparse.parse(text)[0]["a"] for text in over_lines] == ["one two", ["x\ny"], "xy"]  # type: ignore[index]
 
 
+# A pod template's metadata written as a one-line flow mapping, as hand-written manifests have it.
+FLOW_TEMPLATE_METADATA = [
+    "{labels: {app: web}}",
+    "{labels: {app: web, tier: front}, annotations: {a: b}}",
+    '{annotations: {"wavegen.io/config-hash": old, x: "y"}, labels: {app: web}}',
+    "{annotations: {}, labels: {app: web}}",
+    "{annotations: null, labels: {app: web}}",
+    "{labels: {app: web}, finalizers: [a, b], name: x}  # a comment",
+    "{\"labels\": {\"app\": \"web\"}, 'annotations': {'a': 'b'}}",
+    "{name: x}",
+]
+
+
+def _assert_built_as_composed(built: Any, composed: Any) -> None:
+    """A node the rows built has libyaml's marks, tag, style and value, and so has each node it
+    holds (a shallow collection holds none: its marks alone)."""
+    mark = (built.start_mark.line, built.start_mark.column, built.end_mark.line, built.end_mark.column)
+    assert mark == (composed.start_mark.line, composed.start_mark.column, composed.end_mark.line, composed.end_mark.column)
+    assert (built.id, built.tag, built.flow_style if built.id != "scalar" else built.style) == (
+        composed.id,
+        composed.tag,
+        composed.flow_style if composed.id != "scalar" else composed.style,
+    )
+    if built.id == "scalar":
+        assert built.value == composed.value
+    elif built.value:
+        assert len(built.value) == len(composed.value)
+        for built_pair, composed_pair in zip(built.value, composed.value, strict=True):
+            for built_node, composed_node in zip(built_pair, composed_pair, strict=True):
+                _assert_built_as_composed(built_node, composed_node)
+
+
+@pytest.mark.parametrize("metadata", FLOW_TEMPLATE_METADATA)
+def test_flow_template_metadata_is_edited_without_libyaml(metadata: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pod template's metadata as a one-line flow mapping: its nodes come from the rows (the
+    annotations in full, other nested collections shallow), the edits are libyaml's nodes' edits,
+    and the run composes nothing."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\ndata:\n  k: v\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n"
+        f"    metadata: {metadata}\n    spec:\n      containers:\n        - name: web\n          envFrom:\n"
+        "            - configMapRef: {name: conf}\n"
+    )
+    assert_same(text.encode())
+    workload = split_stream(text)[1].text
+    node = fastparse.template_node(workload, ("spec", "template"))
+    assert node is not None
+    composed = nodes_module.compose(workload, depth_checked=True)
+    reference = next(value for key, value in composed.value if key.value == "spec").value[0][1]  # type: ignore[union-attr]
+    doc = DocumentText(workload, line_starts(workload))
+    desired = {"wavegen.io/config-hash": "h"}
+    assert template_edits(doc, node, desired) == template_edits(doc, reference, desired)  # type: ignore[arg-type]
+    metadata = next(value for key, value in node.value if key.value == "metadata")
+    _assert_built_as_composed(metadata, next(value for key, value in reference.value if key.value == "metadata"))
+
+    def no_libyaml(text: str, *_: object) -> None:
+        raise AssertionError(f"libyaml asked: {text[:60]!r}")
+
+    monkeypatch.setattr(nodes_module, "compose", no_libyaml)
+    result = run([InputDocument("bundle.yaml", text.encode())], Options(missing="ignore"))
+    assert "config-hash" in result.outputs[0].decode()
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    ["{annotations: {a: {b: c}}}", "{labels: {app: web}, annotations: [a]}", "[a]", "{labels: {app: web},\n      name: x}"],
+)
+def test_flow_template_metadata_the_rows_cannot_tell_is_left_to_libyaml(metadata: str) -> None:
+    """Nested collections in the annotations, annotations or metadata that are no mapping, and a
+    flow mapping over lines: no nodes from rows, and libyaml's path decides (same outcome)."""
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n"
+        f"    metadata: {metadata}\n    spec:\n      containers:\n        - name: web\n"
+    )
+    if fastparse.parse(text) is not None:
+        assert fastparse.template_node(text, ("spec", "template")) is None
+    assert_same(("---\n" + text).encode())
+
+
 LIST_DOCUMENTS = [
     "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n    data: {k: v}\n",
     "apiVersion: v1\nkind: ConfigMapList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"

@@ -2293,6 +2293,55 @@ def _mark(line: int, column: int) -> Any:  # a Mark to the splicer (see tree.Pos
     return Position(line, column)
 
 
+def _flow_mapping_node(
+    text: str, tokens: list[_Token], index: int, i: int, offset: int, wanted: _Wanted
+) -> tuple[MappingNode, int]:
+    """The node of the flow mapping whose "{" is tokens[index] (on line i, ``text`` starting at
+    column ``offset``), and the index of the token after its "}". Its pairs' scalars in full;
+    a mapping under a ``wanted`` key built alike (the metadata's annotations), any other nested
+    collection shallow (no pairs or items: the splicer reads only its place); a wanted value
+    that is a sequence, and with ``wanted`` empty (the annotations themselves) any nested
+    collection, are left to libyaml's nodes."""
+    pairs: list[tuple[Node, Node]] = []
+    start = tokens[index][1]
+    index += 1
+    while tokens[index][0] != _INDICATOR:  # "}" or a pair: key, ": ", value, then "," or "}"
+        key_kind, key_start, key_end = tokens[index]
+        value_kind, value_start, value_end = tokens[index + 2]
+        key, _ = _flow_value(text, tokens, index, 1, 1)
+        key_node = ScalarNode(STR_TAG, key, _mark(i, offset + key_start), _mark(i, offset + key_end), style=_STYLE[key_kind])
+        value_node: Node
+        if value_kind == _INDICATOR:
+            inner = wanted.get(key) if wanted else None
+            if not wanted:
+                raise _Bail  # a nested collection in the annotations
+            if inner is not None:
+                if text[value_start] != "{":
+                    raise _Bail  # a wanted value that is no mapping: libyaml's nodes, as a block one's
+                value_node, index = _flow_mapping_node(text, tokens, index + 2, i, offset, inner)
+            else:
+                _, index = _flow_value(text, tokens, index + 2, 1, _FLOW_DEPTH)  # (read to step over it)
+                shape = MappingNode if text[value_start] == "{" else SequenceNode
+                tag = MAP_TAG if shape is MappingNode else SEQ_TAG
+                value_end = tokens[index - 1][2]
+                value_node = shape(tag, [], _mark(i, offset + value_start), _mark(i, offset + value_end), flow_style=True)
+        else:
+            value, _ = _flow_value(text, tokens, index + 2, 1, 1)
+            value_node = ScalarNode(
+                STR_TAG if value_kind != _FLOW_PLAIN else implicit_tag(text[value_start:value_end]),
+                value if value.__class__ is str else text[value_start:value_end],
+                _mark(i, offset + value_start),
+                _mark(i, offset + value_end),
+                style=_STYLE[value_kind],
+            )
+            index += 3
+        pairs.append((key_node, value_node))
+        if text[tokens[index][1]] == ",":
+            index += 1
+    end = tokens[index][2]
+    return MappingNode(MAP_TAG, pairs, _mark(i, offset + start), _mark(i, offset + end), flow_style=True), index + 1
+
+
 class _NodeBuilder:
     """Builds libyaml-equivalent nodes for parts of a document the subset reader accepted.
 
@@ -2401,42 +2450,18 @@ class _NodeBuilder:
             if wanted is not None and rest[0] not in "[{":
                 raise _Bail  # a scalar where the splicer wants a mapping: let libyaml tell
         if wanted is not None and rest[0] in "[{" and rest.rstrip(" ") not in ("{}", "[]"):
-            if rest[0] != "{" or wanted:
+            if rest[0] != "{":
                 raise _Bail  # the splicer reads into this one: left to libyaml
-            return self.flow_mapping(row, rest)
+            return self.flow_mapping(row, rest, wanted)
         return self.scalar(row, rest, column)
 
-    def flow_mapping(self, i: int, rest: str) -> MappingNode:
-        """A one-line flow mapping of scalars (pod-template annotations), with its pairs' nodes."""
+    def flow_mapping(self, i: int, rest: str, wanted: _Wanted) -> MappingNode:
+        """A one-line flow mapping (a pod template's annotations, or its metadata with them),
+        with its pairs' nodes: see _flow_mapping_node."""
         line = self.lines[i]
-        offset = len(line) - len(rest)
         _flow_line(rest, _FLOW_DEPTH)  # the whole line checked as parse() checks it
-        tokens, end = _flow_tokens(rest)
-        pairs: list[tuple[Node, Node]] = []
-        index = 1
-        while tokens[index][0] != _INDICATOR:  # "}" or a pair: key, ": ", value, then "," or "}"
-            key_kind, key_start, key_end = tokens[index]
-            value_kind, value_start, value_end = tokens[index + 2]
-            if value_kind == _INDICATOR:
-                raise _Bail  # a nested collection
-            key, _ = _flow_value(rest, tokens, index, 1, 1)
-            value, _ = _flow_value(rest, tokens, index + 2, 1, 1)
-            pairs.append(
-                (
-                    ScalarNode(STR_TAG, key, _mark(i, offset + key_start), _mark(i, offset + key_end), style=_STYLE[key_kind]),
-                    ScalarNode(
-                        STR_TAG if value_kind != _FLOW_PLAIN else implicit_tag(rest[value_start:value_end]),
-                        value if value.__class__ is str else rest[value_start:value_end],
-                        _mark(i, offset + value_start),
-                        _mark(i, offset + value_end),
-                        style=_STYLE[value_kind],
-                    ),
-                )
-            )
-            index += 3
-            if rest[tokens[index][1]] == ",":
-                index += 1
-        return MappingNode(MAP_TAG, pairs, _mark(i, offset), _mark(i, offset + end), flow_style=True)
+        tokens, _ = _flow_tokens(rest)
+        return _flow_mapping_node(rest, tokens, 0, i, len(line) - len(rest), wanted)[0]
 
     def scalar(self, i: int, rest: str, column: int) -> Node:
         """The node of the value ``rest`` on row i (a scalar, or a flow collection read shallowly)."""
