@@ -1555,6 +1555,24 @@ def test_comment_only_pieces_with_crlf_breaks_are_checked_without_libyaml(eol: s
     assert "config-hash" in result.outputs[0].decode()
 
 
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_lines_of_an_input_with_exotic_breaks_are_placed_as_libyaml_marks_them(brk: str) -> None:
+    """NEL, LS and PS are line breaks to libyaml's marks: in an input holding one (past ASCII,
+    cut as bytes), an edited document's line starts are listed with them, not counted by LF, so
+    the hash lines land under the template's metadata, where they would without it."""
+    text = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\ndata:\n  k: v\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n"
+        f'    note: "caf\u00e9 one{brk}two"\nspec:\n  template:\n    metadata:\n      labels:\n        app: web\n'
+        "    spec:\n      containers:\n        - name: web\n          envFrom:\n            - configMapRef: {name: conf}\n"
+    )
+    output = run([InputDocument("bundle.yaml", text.encode())], Options(missing="ignore")).outputs[0].decode()
+    lines = output.split("\n")
+    at = lines.index("      annotations:")
+    assert lines[at - 1] == "    metadata:" and "config-hash" in lines[at + 1] and lines[at + 2] == "      labels:"
+    assert "\n".join(lines[:at] + lines[at + 2 :]) == text
+
+
 @pytest.mark.parametrize(
     ("literal", "why"),
     [

@@ -111,10 +111,13 @@ class _Located(NamedTuple):
 
 class _ParsedFile(Record, hashable=False):
     # Not the input's bytes: its pieces are its whole text (bom + pieces is the input).
-    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "json_read", "name", "pieces")
+    __slots__ = ("aliased", "bom", "covered", "docs", "fast_read", "item_lines", "json_read", "name", "pieces", "plain_breaks")
     name: str
     bom: str
     pieces: list[Piece]
+    # Whether its line breaks are LF and CRLF alone (see split.line_starts): no NEL, LS or PS in
+    # it (ASCII, or bytes refused_utf8 screened), and a lone CR refuses an input.
+    plain_breaks: bool
     docs: dict[int, DocumentText]
     aliased: set[int]
     # Pieces the subset reader read (no node tree needed to edit), with where their pod template starts.
@@ -139,10 +142,12 @@ class _ParsedFile(Record, hashable=False):
         covered: dict[int, fastparse.Covered] | None = None,
         item_lines: dict[int, dict[int, tuple[int, int]]] | None = None,
         json_read: dict[int, list[tuple[int, int]] | None] | None = None,
+        plain_breaks: bool = False,
     ) -> None:
         self.name = name
         self.bom = bom
         self.pieces = pieces
+        self.plain_breaks = plain_breaks
         self.docs = {} if docs is None else docs
         self.aliased = set() if aliased is None else aliased
         self.fast_read = {} if fast_read is None else fast_read
@@ -633,10 +638,12 @@ class Engine:
             # instructions). (Before they are split: a bytearray is emptied as it is.)
             characters_screened = not fastparse.refused_utf8(text)
             pieces, directives, lines_screened = _split_bytes(name, text, characters_screened)
+            plain_breaks = characters_screened
         else:
             check_line_breaks(text, name)
             pieces, directives, lines_screened = split_marked(text)
             characters_screened = False  # (ASCII: each piece's look is a copy and one C pass)
+            plain_breaks = text.isascii()
         del text
         self.screened = (fastparse.SCREENED_LINES if lines_screened else 0) | (
             fastparse.SCREENED_CHARACTERS if characters_screened else 0
@@ -644,7 +651,7 @@ class Engine:
         context_free = _context_free(pieces, directives)
         size = sum(len(piece.text) for piece in pieces)
         file_index = len(self.files)
-        parsed = _ParsedFile(name, bom, pieces)
+        parsed = _ParsedFile(name, bom, pieces, plain_breaks=plain_breaks)
         self.files.append(parsed)
         if self.fast and context_free and self._add_checked_at_once(parsed, file_index, size):
             return
@@ -1049,7 +1056,7 @@ class Engine:
                     if window is not None:
                         text, shift, _ = window
                         node = fastparse.template_node(text, template.path, self.row_cache, self.plain_values, item=True)
-                        marked = DocumentText(text, line_starts(text))
+                        marked = DocumentText(text, line_starts(text, parsed.plain_breaks))
                         marked.eol = doc.eol  # (what the whole document's inserted lines end with)
                 elif where.piece in parsed.fast_read:
                     start = parsed.fast_read[where.piece]
@@ -1061,7 +1068,7 @@ class Engine:
                         marked = doc  # (the node's marks are the whole document's)
                     else:
                         text, shift = json_window  # (built alone: its marks are its own text's)
-                        marked = DocumentText(text, line_starts(text))
+                        marked = DocumentText(text, line_starts(text, parsed.plain_breaks))
                         marked.eol = doc.eol
                     node = node_at(object_node, template.path) if object_node is not None else None
                 try:
@@ -1152,7 +1159,7 @@ def _document(parsed: _ParsedFile, piece_index: int) -> DocumentText:
     doc = parsed.docs.get(piece_index)
     if doc is None:
         text = parsed.pieces[piece_index].text
-        doc = parsed.docs[piece_index] = DocumentText(text, line_starts(text))
+        doc = parsed.docs[piece_index] = DocumentText(text, line_starts(text, parsed.plain_breaks))
     return doc
 
 

@@ -150,9 +150,13 @@ class LineStarts(Sequence[int]):
         return offset
 
 
-def line_starts(text: str) -> Sequence[int]:
-    """Offsets at which each line of text begins."""
-    if ("\r" in text and text.count("\r") != text.count("\r\n")) or any(ch in text for ch in _EXOTIC_BREAKS):
+def line_starts(text: str, plain_breaks: bool = False) -> Sequence[int]:
+    """Offsets at which each line of text begins. ``plain_breaks``: the caller knows its line
+    breaks are LF and CRLF alone (no NEL, LS, PS or lone CR: not looked for, a pass each over a
+    List of 2.7 MB past Latin-1, 1.3 ms in all)."""
+    if not plain_breaks and (
+        ("\r" in text and text.count("\r") != text.count("\r\n")) or any(ch in text for ch in _EXOTIC_BREAKS)
+    ):
         return [0, *(m.end() for m in patterns.finditer(LINE_BREAK, text))]
     return LineStarts(text)
 
