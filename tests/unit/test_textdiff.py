@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wavegen.inputs.options import HashingFlags, options_from_flags
 from wavegen.render import textdiff
@@ -34,15 +36,19 @@ def _whole(output: Output) -> list[str]:
 
 
 def _apply(original: str, diff: list[str]) -> str:
-    """The text a unified diff makes of ``original``; fails where a context or removed line differs."""
+    """The text a unified diff makes of ``original``; fails where a context or removed line
+    differs, or a hunk holds other counts of lines than its header says."""
     lines = original.splitlines(keepends=True)
-    assert diff[:2] == ["--- a/bundle.yaml\n", "+++ b/bundle.yaml\n"]
+    assert diff[0].startswith("--- a/") and diff[1].startswith("+++ b/")
     out: list[str] = []
     at = 0
+    counts = [0, 0]  # lines of the open hunk left to read: of the input's, of the output's
     for line in diff[2:]:
         hunk = HUNK.fullmatch(line)
         if hunk:
+            assert counts == [0, 0], "a hunk shorter than its header says"
             start, count = int(hunk[1]), int(hunk[2] or 1)
+            counts = [count, int(hunk[4] or 1)]
             first = start - 1 if count else start
             assert first >= at
             out.extend(lines[at:first])
@@ -50,11 +56,15 @@ def _apply(original: str, diff: list[str]) -> str:
         elif line[0] in " -":
             assert lines[at] == line[1:], (at, line)
             at += 1
+            counts[0] -= 1
             if line[0] == " ":
                 out.append(line[1:])
+                counts[1] -= 1
         else:
             assert line[0] == "+"
             out.append(line[1:])
+            counts[1] -= 1
+    assert counts == [0, 0], "a hunk shorter than its header says"
     return "".join(out + lines[at:])
 
 
@@ -125,3 +135,48 @@ def test_ranges_as_difflib_writes_them_with_any_context(context: int) -> None:
     )
     assert found == list(whole)
     assert context or found[2:] == ["@@ -1,0 +2 @@\n", "+x: 0\n", "@@ -4 +4,0 @@\n", "-d: 4\n"]
+
+
+def test_a_changed_document_is_matched_between_its_first_and_last_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A List of many alike lines with two lines added in its middle: difflib matches those
+    alone, and the diff shows them alone. (Matching the whole took seconds, and difflib's
+    heuristic for lines found everywhere made it remove and add back 4,500 of them.)"""
+    item = '  - name: x\n    value: "}"\n    other: "],"\n'
+    before = "apiVersion: v1\nkind: List\nitems:\n" + item * 3000
+    after = before.replace(item * 1500, item * 1500 + "  - name: added\n    value: y\n", 1)
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    class Counting(real):  # type: ignore[valid-type,misc]
+        def set_seqs(self, a: list[str], b: list[str]) -> None:
+            sizes.append(len(a) + len(b))
+            super().set_seqs(a, b)
+
+    monkeypatch.setattr(textdiff.difflib, "SequenceMatcher", Counting)
+    found = list(textdiff.unified_diff(["", before], ["", after], "x"))
+    assert sizes == [2]
+    assert found[2] == "@@ -4501,6 +4501,8 @@\n" and len(found) == 3 + 8
+    assert [line for line in found[3:] if line[0] != " "] == ["+  - name: added\n", "+    value: y\n"]
+    assert _apply(before, found) == after
+
+
+_LINE = st.sampled_from(["a: 1\n", "b: 2\n", "- x\n", "}\n", "  c: 3\n"])
+_DOCUMENT = st.lists(_LINE, max_size=12).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_DOCUMENT, _DOCUMENT, st.booleans()), min_size=1, max_size=6), st.integers(0, 3))
+def test_a_diff_of_alike_lines_makes_the_output(documents: list[tuple[str, str, bool]], context: int) -> None:
+    """Documents of few, repeated lines, some changed into others: the diff, applied to the
+    input, makes the output, its hunks in order (the lines of unchanged documents and of a
+    changed one's equal ends read back from their texts)."""
+    original = ["", *(old for old, _, _ in documents)]
+    output = ["", *(new if changed else old for old, new, changed in documents)]
+    found = list(textdiff.unified_diff(original, output, "bundle.yaml", context))
+    if "".join(original) == "".join(output):
+        assert found == [] or all(line[0] not in "+-" for line in found[2:] if not line.startswith("@@"))
+        return
+    if found:
+        assert _apply("".join(original), found) == "".join(output)
+        starts = [int(m[1]) for m in map(HUNK.fullmatch, found) if m]
+        assert starts == sorted(starts)
