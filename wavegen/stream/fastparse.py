@@ -161,10 +161,8 @@ def accepts_without_content(text: str) -> bool:
     no tab (one that starts a line is an error to libyaml). CRLF line breaks are read as LF, as
     _readable_lines reads them (helm's "# Source:" of an empty template, in a file checked out on
     Windows, sent libyaml the whole bundle and made the run import PyYAML)."""
-    document = document_text(text)
-    if (document is None or _unreadable(document)) and "\r\n" in text:
-        document = document_text(_lf_only(text))
-    return document is not None and "\t" not in document and not _unreadable(document)
+    document = _readable_document(text)
+    return document is not None and "\t" not in document
 
 
 # The "..." end marker line split_stream leaves last in a piece: "..." alone or with a comment.
@@ -1530,6 +1528,27 @@ def _spaces_end_is_outside(lines: list[str], block: int) -> bool:
     return lines.__class__ is not _SpacesEnd or lines.width <= block
 
 
+def _readable_document(text: str, screened: int = 0) -> str | None:
+    """A piece's document (see document_text) with CRLF line breaks read as LF; None when it
+    holds what the reader does not take (see _unreadable: a CR alone, say, a line break too to
+    libyaml). For _readable_lines and accepts_without_content."""
+    first_break = text.find("\n")
+    if first_break > 0 and text[first_break - 1] == "\r":
+        # A document saved with CRLF line breaks (on Windows): made LF before it is looked at,
+        # not after _unreadable found its first CR (a look and a copy less: the mix with CRLF, 3%).
+        text = _lf_only(text)
+    document = document_text(text)
+    if document is None or _unreadable(document, screened):
+        if "\r\n" not in text:
+            return None
+        # Looked for only now: the usual document has no CR, and _unreadable found none
+        # (CRLF past an LF first line: line breaks of both kinds).
+        document = document_text(_lf_only(text))
+        if document is None or _unreadable(document, screened):
+            return None
+    return document
+
+
 def _readable_lines(
     text: str, screened: int = 0, shared: bool = False, spans: list[_LiteralSpan] | None = None, holed: bool = False
 ) -> list[str] | None:
@@ -1543,11 +1562,6 @@ def _readable_lines(
     are left unmade (see parse's ``defer_data``)."""
     if text.startswith("%"):
         return None
-    first_break = text.find("\n")
-    if first_break > 0 and text[first_break - 1] == "\r":
-        # A document saved with CRLF line breaks (on Windows): made LF before it is looked at,
-        # not after _unreadable found its first CR (a look and a copy less: the mix with CRLF, 3%).
-        text = _lf_only(text)
     ending: type[list[str]] = list  # or how the document ends without a line break
     if not text.endswith("\n"):
         cut = text.rfind("\n") + 1
@@ -1561,14 +1575,9 @@ def _readable_lines(
             ending = _SpacesEnd
             spaces = len(text) - cut
             text = text[:cut]
-    document = document_text(text)
-    if document is None or _unreadable(document, screened):
-        if "\r\n" not in text:
-            return None
-        # Looked for only now: the usual document has no CR, and _unreadable found none.
-        document = document_text(_lf_only(text))
-        if document is None or _unreadable(document, screened):
-            return None  # a CR alone, say (a line break too, to libyaml)
+    document = _readable_document(text, screened)
+    if document is None:
+        return None
     if shared and len(document) > _SHARED_LINES_CHARS:
         lines = _shared_lines(document) if spans is None else _holed_lines(document, spans, holed)
     elif holed and spans is not None and len(document) > _DEFERRED_CHARS:
