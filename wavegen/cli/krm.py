@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import sys
+from _collections_abc import Sequence
 
-import typer
-
-from ..inputs.flags import with_hashing_flags
+from ..inputs.flags import invoke_directly, read_command_line, with_hashing_flags
 from ..inputs.options import HashingFlags
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    import typer
 
 EXAMPLE = """\b
 Example (kustomize runs it from a transformers: entry; by hand):
   kustomize cfg cat --wrap-kind ResourceList overlays/prod | wavegen krm"""
 
 
-@with_hashing_flags
 def krm(*, flags: HashingFlags) -> int:
     """Run as a kustomize/kpt exec KRM function (ResourceList on stdin and stdout).
 
@@ -33,5 +36,13 @@ def krm(*, flags: HashingFlags) -> int:
     return outcome.exit_code
 
 
+def run_plain(argv: Sequence[str]) -> int | None:
+    """`wavegen krm ARGV` without importing typer when ARGV has a plain shape; None hands ARGV to typer."""
+    kwargs = read_command_line((), argv)
+    if kwargs is None:
+        return None
+    return invoke_directly(lambda: krm(**kwargs))
+
+
 def register(app: typer.Typer) -> None:
-    app.command("krm", epilog=EXAMPLE)(krm)
+    app.command("krm", epilog=EXAMPLE)(with_hashing_flags(krm))
