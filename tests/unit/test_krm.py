@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wavegen.core.plan import HASH_ANNOTATION, Options
 from wavegen.errors import WavegenError
+from wavegen.integrations import krm
 from wavegen.integrations.krm import process, with_results
 from wavegen.integrations.kustomize_names import hash_suffix
 from wavegen.stream.engine import InputDocument, run
@@ -293,3 +296,97 @@ def test_command_writes_only_the_resource_list_and_exits_nonzero_on_errors() -> 
     ok = subprocess.run([sys.executable, "-m", "wavegen", "krm"], input=resource_list(), capture_output=True, check=False)
     assert ok.returncode == 0, ok.stderr
     assert ok.stderr == b""
+
+
+# ---- the list read as the engine reads any input -------------------------------------------------
+
+FUNCTION_CONFIG = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: wavegen\n  data:\n"
+#: Lists as kustomize and kpt write them (read without PyYAML), and lists the subset reader declines.
+LISTS = {
+    "kustomize": (resource_list(function_config=FUNCTION_CONFIG + "    missing: warn\n"), True),
+    "no-function-config": (resource_list(), True),
+    "typed": (
+        resource_list(
+            function_config="functionConfig:\n  apiVersion: wavegen.io/v1alpha1\n  kind: ConfigHash\n  spec:\n"
+            "    optIn: true\n    workloads:\n    - kind: Thing\n      templatePaths: [spec.template]\n"
+        ),
+        True,
+    ),
+    "results-before": (b"results: []\n" + resource_list(), True),
+    "crlf": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: team\n").replace(b"\n", b"\r\n"), True),
+    "timestamp": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 2001-12-14\n"), False),
+    "hex": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 0x10\n"), False),
+    "float": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 1.5\n"), False),
+    "marker": (b"---\n" + resource_list(), False),
+    "two-documents": (resource_list() + b"---\nkind: ResourceList\n", False),
+    "end-marker": (resource_list() + b"...\n", False),
+    "json": (json.dumps(parsed(resource_list())).encode(), False),
+    "anchored": (resource_list(function_config=FUNCTION_CONFIG + "    a: &x team\n    namespace: *x\n"), False),
+    "items-flow": (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{kind: A}]\n", True),
+    "items-scalar": (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n", False),
+    "kind-number": (b"apiVersion: 1\nkind: ResourceList\nitems: []\n", False),
+    "not-a-list": (b"apiVersion: v1\nkind: List\nitems: []\n", True),
+}
+
+
+def _fields(root: dict[str, Any]) -> tuple[Any, ...]:
+    items = root.get("items")
+    shape = (type(items).__name__, len(items) if isinstance(items, list) else items)
+    return root.get("apiVersion"), root.get("kind"), root.get("functionConfig"), "results" in root, shape
+
+
+@pytest.mark.parametrize("name", sorted(LISTS))
+def test_the_list_s_own_fields_are_what_pyyaml_loads(name: str) -> None:
+    data, read_fast = LISTS[name]
+    text = data.decode()
+    read = krm._read_resource_list(text, {}, {})
+    assert (read is not None) == read_fast  # the guard: kustomize's lists do take the reader's path
+    if read is not None:
+        assert _fields(read) == _fields(yaml.load(text, Loader=yaml.CSafeLoader))
+
+
+#: Plain scalars PyYAML's loader makes values of other types from, or reads otherwise than they look.
+SCALARS = st.sampled_from(
+    ["team", "1", "-1", "+1", "0", "012", "0o12", "1_000", "0x1F", "0b11", "1:30", "1.5", "1e3", "1.0e+3", ".inf",
+     ".NaN", "yes", "No", "on", "OFF", "true", "~", "null", "", "2001-12-14", "2001-12-14 21:59:43.10 -5", "=", "<<",
+     "'quoted'", '"a\\tb"', '"x: y"', "|\n      block", ">-\n      folded", "[a, b]", "{a: b}", "a # c", "é", "-"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(SCALARS, min_size=1, max_size=4))
+def test_function_config_values_are_read_as_pyyaml_loads_them(values: list[str]) -> None:
+    body = "".join(f"    k{index}: {value}\n" for index, value in enumerate(values))
+    text = resource_list(function_config=FUNCTION_CONFIG + body).decode()
+    try:
+        loaded = yaml.load(text, Loader=yaml.CSafeLoader)
+    except (yaml.YAMLError, ValueError):
+        loaded = None
+    read = krm._read_resource_list(text, {}, {})
+    if read is not None:
+        assert loaded is not None and _fields(read) == _fields(loaded)
+
+
+def test_a_kustomize_list_is_read_without_pyyaml_or_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparisons: the engine reads the items with the subset reader, and nothing loads the list."""
+    from wavegen.stream import engine as stream_engine
+
+    def refuse(*args: Any) -> Any:
+        raise AssertionError("took the PyYAML path")
+
+    monkeypatch.setattr(krm, "_load_resource_list", refuse)
+    monkeypatch.setattr(stream_engine.Engine, "_compose_piece", refuse)
+    outcome = process(LISTS["kustomize"][0], environ={})
+    assert outcome.exit_code == 0 and HASH_ANNOTATION in template_annotations(parsed(outcome.output), "web")
+
+
+def test_a_finding_on_an_item_s_first_line_names_that_item() -> None:
+    """A definition made twice is found on the second's first line: its result names it, not the item before."""
+    items = ITEMS + (
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: app-config\n    annotations:\n"
+        "      internal.config.kubernetes.io/path: 'config/again.yaml'\n  data:\n    LOG_LEVEL: debug\n"
+    )
+    outcome = process(resource_list(items=items), environ={})
+    [twice] = [r for r in outcome.results if "defined twice" in r["message"]]
+    assert twice["resourceRef"] == {"apiVersion": "v1", "kind": "ConfigMap", "name": "app-config"}
+    assert twice["file"] == {"path": "config/again.yaml"}

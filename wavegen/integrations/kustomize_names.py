@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import copy
-import hashlib
-from collections.abc import Mapping, Sequence
-from typing import Any
+from _collections_abc import Mapping, Sequence
 
+from ..core.hashing import sha256_hex
 from ..core.wave import go_json_string
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # kustomize leaves name references and generator hash suffixes for the very end
 # of a build: an exec function running as a transformer still sees references
@@ -57,7 +59,7 @@ def hash_suffix(body: Mapping[str, Any]) -> str:
         if isinstance(body.get("stringData"), Mapping):
             fields["stringData"] = body["stringData"]
     encoded = _go_json(fields).encode("utf-8")
-    return hashlib.sha256(encoded).hexdigest()[:10].translate(_SUFFIX_LETTERS)
+    return sha256_hex(encoded)[:10].translate(_SUFFIX_LETTERS)
 
 
 class FinalNames:
@@ -111,6 +113,8 @@ class FinalNames:
         """A copy of an object whose ConfigMap/Secret references name what kustomize will make them name."""
         metadata = body.get("metadata")
         namespace = str(metadata.get("namespace") or "") if isinstance(metadata, Mapping) else ""
+        import copy
+
         copied = copy.deepcopy(dict(body))
         self._rename(copied.get("spec"), namespace)
         return copied
