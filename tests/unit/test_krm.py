@@ -390,3 +390,65 @@ def test_a_finding_on_an_item_s_first_line_names_that_item() -> None:
     [twice] = [r for r in outcome.results if "defined twice" in r["message"]]
     assert twice["resourceRef"] == {"apiVersion": "v1", "kind": "ConfigMap", "name": "app-config"}
     assert twice["file"] == {"path": "config/again.yaml"}
+
+
+# ---- results put back without composing the list ------------------------------------------------
+
+#: Values as a ResourceList's top-level keys may hold them (the text after "key:"), in the styles
+#: with_results must step over: on the key's line, below it, empty, and over lines that look like keys.
+VALUES = [
+    " v\n", " 'q: x'\n", ' "a\\"b"\n', " []\n", " {}\n", " [a, b] # c\n", "\n", " # only a comment\n",
+    "\n- a\n- b: c\n  d: e\n", "\n  - a\n  -\n    b\n", "\n  a: b\n  c:\n    d: e\n", " # c\n  a: b\n",
+    "\n  plain\n  continued\n", " |\n  text\n\n  more\n", " >-\n  folded\n", " [\n  a,\n  b\n  ]\n",
+    "\n  # inner\n  - a\n", ' "multi\nresults: x\n  end"\n', ' "x\nresults:\n  - y"\n', " 'over\nkind:\n  a: b'\n",
+    '\n  a: "x\nresults:\n  - y"\n', " &a\n  x: y\n", " *a\n", "\n  'quoted': x\n", "\n  ? complex\n  : value\n",
+    " !!map\n  a: b\n", "\n  [a, b]\n", "\n  -x\n",
+]  # fmt: skip
+BETWEEN = ["", "\n", "# a comment\n", "  # an indented one\n", "\n# after a blank\n", "   \n"]
+KEYS = ["apiVersion", "kind", "items", "functionConfig", "results", "metadata"]
+
+
+@st.composite
+def resource_list_texts(draw: st.DrawFn) -> str:
+    keys = draw(st.lists(st.sampled_from(KEYS), min_size=1, max_size=5, unique=True))
+    text = draw(st.sampled_from(BETWEEN))
+    for key in keys:
+        text += key + ":" + draw(st.sampled_from(VALUES)) + draw(st.sampled_from(BETWEEN))
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    if draw(st.booleans()):
+        text = text.rstrip("\r\n")
+    return text
+
+
+def _put_back(put: Any, text: str, results: list[dict[str, Any]] | None, *keys: Any) -> tuple[str, str]:
+    try:
+        return put(text, results, *keys), ""
+    except (WavegenError, yaml.YAMLError) as err:  # (removing an anchored results can leave an alias without it)
+        return "", f"{type(err).__name__}: {err}"
+
+
+RESULTS = [None, [], [{"message": "m: 'x'", "severity": "info"}], [{"message": "é\nsecond", "severity": "error"}]]
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=resource_list_texts(), results=st.sampled_from(RESULTS))
+def test_results_are_put_back_where_composing_the_list_puts_them(text: str, results: Any) -> None:
+    try:
+        root = yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return  # (not a list any reader takes)
+    if not isinstance(root, dict):
+        return
+    composed = _put_back(krm._with_results_composed, text, results or None)
+    assert _put_back(with_results, text, results or None, list(root)) == composed
+
+
+def test_a_kustomize_list_s_results_are_put_back_without_composing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the comparison: the lists kustomize and kpt write take the textual path."""
+    data = resource_list(function_config=FUNCTION_CONFIG + "    missing: warn\n") + b"results:\n- message: old\n"
+    monkeypatch.setattr(krm, "_with_results_composed", lambda *args: pytest.fail("composed the list"))
+    monkeypatch.setattr(krm, "_root_mapping", lambda *args: pytest.fail("composed the list"))
+    outcome = process(data.replace(b"              optional: true\n", b""), environ={})
+    assert [r["severity"] for r in outcome.results] == ["warning"]
+    assert parsed(outcome.output)["results"] == outcome.results
