@@ -452,3 +452,30 @@ def test_a_kustomize_list_s_results_are_put_back_without_composing_it(monkeypatc
     outcome = process(data.replace(b"              optional: true\n", b""), environ={})
     assert [r["severity"] for r in outcome.results] == ["warning"]
     assert parsed(outcome.output)["results"] == outcome.results
+
+
+def test_a_plain_equals_sign_is_the_string_transform_reads() -> None:
+    """prometheus-operator's CRDs hold `- =` (YAML 1.1's value key, which PyYAML cannot construct):
+    the function read the list with PyYAML and refused it, where kustomize and transform take it."""
+    crd = (
+        "- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n    name: x.example.com\n"
+        "  spec:\n    enum:\n    - '!='\n    - =\n"
+    )
+    items = ITEMS.replace("    LOG_LEVEL: info\n", "    LOG_LEVEL: =\n") + crd
+    outcome = process(resource_list(items=items), environ={})
+    assert outcome.exit_code == 0, outcome.results
+    stream = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  LOG_LEVEL: =\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: web\n        envFrom:\n        - configMapRef:\n            name: app-config\n"
+        "        - configMapRef:\n            name: build-settings\n            optional: true\n"
+    )
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("tag:yaml.org,2002:value", Loader.construct_scalar)
+    transformed = list(yaml.load_all(run([InputDocument("x", stream.encode())], Options()).outputs[0], Loader=Loader))
+    want = transformed[1]["spec"]["template"]["metadata"]["annotations"][HASH_ANNOTATION]
+    assert template_annotations(yaml.load(outcome.output, Loader=Loader), "web")[HASH_ANNOTATION] == want
+    assert want != expected_hash()  # (the value is read, and hashed as "=")

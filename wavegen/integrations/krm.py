@@ -138,7 +138,7 @@ def _load_resource_list(data: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise WavegenError("input is not UTF-8 text", file=INPUT_NAME) from None
     try:
-        docs = [d for d in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d is not None]
+        docs = [d for d in yaml.load_all(text, Loader=_list_loader()) if d is not None]
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise WavegenError(
@@ -149,6 +149,19 @@ def _load_resource_list(data: bytes) -> dict[str, Any]:
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise WavegenError("expected exactly one ResourceList document on stdin", file=INPUT_NAME)
     return _checked_root(docs[0])
+
+
+def _list_loader() -> Any:
+    """PyYAML's safe loader, reading a plain ``=`` (YAML 1.1's value key, for which it has no
+    constructor) as the string it is, as the engine and kubectl's go-yaml read it: the CRDs of
+    prometheus-operator's bundle hold one, and a list of them was refused."""
+    import yaml
+
+    class ListLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # (C or Python)
+        pass
+
+    ListLoader.add_constructor("tag:yaml.org,2002:value", ListLoader.construct_scalar)
+    return ListLoader
 
 
 def _checked_root(root: dict[str, Any]) -> dict[str, Any]:
