@@ -187,6 +187,7 @@ def test_a_plain_run_collects_no_garbage_and_leaves_the_collector_on() -> None:
     script = (
         f"import gc, sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from wavegen.cli.main import main\n"
+        "gc.collect()\n"  # (from an empty young generation: whatever importing left in it is not the run's)
         "runs = []\n"
         "gc.callbacks.append(lambda phase, info: runs.append(info['generation']) if phase == 'start' else None)\n"
         "sys.stdout = open('/dev/null', 'w')\n"
@@ -203,6 +204,7 @@ def test_the_installed_command_exits_a_plain_run_without_a_collection() -> None:
     script = (
         f"import gc, os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from wavegen.cli.main import console\n"
+        "gc.collect()\n"
         "gc.callbacks.append(lambda phase, info: os.write(2, b'collection\\n') if phase == 'start' else None)\n"
         f"sys.argv = ['wavegen', 'transform', {str(ROOT / 'examples' / 'shop.yaml')!r}]\n"
         "console()\n"
