@@ -324,9 +324,13 @@ def mix(renders: list[Path]) -> Path:
     return target
 
 
-def as_list(render: Path, name: str) -> Path:
+LIST_TAIL = 'metadata:\n  resourceVersion: ""\n'
+
+
+def as_list(render: Path, name: str, head: str = "apiVersion: v1\nkind: List\n", tail: str = LIST_TAIL) -> Path:
     """A render's documents as the items of one ``kind: List``, as ``kubectl get -o yaml``
-    prints objects (its text kept: each document's lines indented under its item's dash)."""
+    prints objects (its text kept: each document's lines indented under its item's dash);
+    ``head`` and ``tail``: the list's lines before ``items:`` and after them."""
     target = CORPUS / f"{name}.yaml"
     if target.exists():
         return target
@@ -337,7 +341,7 @@ def as_list(render: Path, name: str) -> Path:
             lines.pop(0)  # helm's "# Source:" comment, blank lines
         if lines:
             items.append("\n".join(["- " + lines[0], *("  " + line if line else "" for line in lines[1:])]) + "\n")
-    target.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(items) + 'metadata:\n  resourceVersion: ""\n')
+    target.write_text(head + "items:\n" + "".join(items) + tail)
     return target
 
 

@@ -54,8 +54,8 @@ class Timing:
 GNU_TIME = shutil.which("time")
 
 
-def run_once(argv: list[str]) -> Timing:
-    """Wall time of one run, its peak RSS and CPU time.
+def run_once(argv: list[str], stdin: Path | None = None) -> Timing:
+    """Wall time of one run (reading ``stdin`` from that file, if given), its peak RSS and CPU time.
 
     Peak RSS comes from GNU time: a child of this (large) benchmark process would
     report this process's high-water mark as its own, whatever it really used. It is
@@ -63,11 +63,12 @@ def run_once(argv: list[str]) -> Timing:
     """
     with tempfile.NamedTemporaryFile("r") as rss_file:
         wrapped = [GNU_TIME, "-f", "%M", "-o", rss_file.name, *argv] if GNU_TIME else argv
-        start = time.perf_counter()
-        process = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        # wait4: CPU time to the microsecond (GNU time prints hundredths), GNU time's own included
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - start
+        with open(stdin or os.devnull, "rb") as given:
+            start = time.perf_counter()
+            process = subprocess.Popen(wrapped, stdin=given, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # wait4: CPU time to the microsecond (GNU time prints hundredths), GNU time's own included
+            _, status, usage = os.wait4(process.pid, 0)
+            elapsed = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             raise SystemExit(f"benchmark command failed ({process.returncode}): {' '.join(argv)}")
@@ -76,14 +77,16 @@ def run_once(argv: list[str]) -> Timing:
     return Timing(elapsed, peak, usage.ru_utime + usage.ru_stime)
 
 
-def measure(commands: dict[str, list[str]], runs: int) -> dict[str, Timing]:
-    """Median wall time and max peak RSS per command, interleaving commands so drift hits all alike."""
+def measure(commands: dict[str, list[str]], runs: int, stdin: dict[str, Path] | None = None) -> dict[str, Timing]:
+    """Median wall time and max peak RSS per command, interleaving commands so drift hits all alike;
+    ``stdin``: the file a command (by name) reads on its standard input."""
+    given = stdin or {}
     samples: dict[str, list[Timing]] = {name: [] for name in commands}
-    for argv in commands.values():
-        run_once(argv)  # warm the page cache
+    for name, argv in commands.items():
+        run_once(argv, given.get(name))  # warm the page cache
     for _ in range(runs):
         for name, argv in commands.items():
-            samples[name].append(run_once(argv))
+            samples[name].append(run_once(argv, given.get(name)))
     return {
         name: Timing(
             statistics.median(t.seconds for t in ts), max(t.peak_rss_kb for t in ts), statistics.median(t.cpu_seconds for t in ts)
