@@ -479,3 +479,16 @@ def test_a_plain_equals_sign_is_the_string_transform_reads() -> None:
     want = transformed[1]["spec"]["template"]["metadata"]["annotations"][HASH_ANNOTATION]
     assert template_annotations(yaml.load(outcome.output, Loader=Loader), "web")[HASH_ANNOTATION] == want
     assert want != expected_hash()  # (the value is read, and hashed as "=")
+
+
+LOCAL_ONLY = (
+    "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations:\n"
+    "      config.kubernetes.io/local-config: 'true'\n  data:\n    k: v\n"
+)
+
+
+@pytest.mark.parametrize("items", ["items: []\n", "items:\n", "", LOCAL_ONLY], ids=["empty", "null", "none", "local-config"])
+def test_a_list_without_objects_comes_back_as_it_is(items: str) -> None:
+    data = resource_list(items=items)
+    outcome = process(data, environ={})
+    assert (outcome.exit_code, outcome.output, outcome.results) == (0, data, [])

@@ -268,8 +268,11 @@ def _items_of(engine: Any, lines: int) -> list[_Item]:
     """Each object's lines: from its first to the line before the next object's (the last one's to
     the ``lines`` of the input), so that a finding on an object's first line names that object."""
     objects = engine.objects
-    following = [obj.line - 1 for obj in objects[1:]]
-    return [_Item(obj.body, obj.line, last) for obj, last in zip(objects, [*following, lines], strict=True)]
+    count = len(objects)
+    return [
+        _Item(obj.body, obj.line, objects[index + 1].line - 1 if index + 1 < count else lines)
+        for index, obj in enumerate(objects)
+    ]
 
 
 def _identity(body: Mapping[str, Any]) -> dict[str, str]:
