@@ -219,7 +219,13 @@ def test_secret_values_never_in_results() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"apiVersion: v1\nkind: List\nitems: []\n", b"a: [", b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n"],
+    [
+        b"apiVersion: v1\nkind: List\nitems: []\n",
+        b"a: [",
+        b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n",
+        resource_list() + b"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    ],
+    ids=["a-list", "no-yaml", "items-scalar", "two-documents"],
 )
 def test_not_a_resource_list(data: bytes) -> None:
     with pytest.raises(WavegenError):
@@ -301,32 +307,32 @@ def test_command_writes_only_the_resource_list_and_exits_nonzero_on_errors() -> 
 # ---- the list read as the engine reads any input -------------------------------------------------
 
 FUNCTION_CONFIG = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: wavegen\n  data:\n"
-#: Lists as kustomize and kpt write them (read without PyYAML), and lists the subset reader declines.
+#: Lists as kustomize and kpt write them (read without PyYAML: FAST), and lists whose own fields the
+#: engine may read otherwise than PyYAML's loader, or not at all.
 LISTS = {
-    "kustomize": (resource_list(function_config=FUNCTION_CONFIG + "    missing: warn\n"), True),
-    "no-function-config": (resource_list(), True),
-    "typed": (
-        resource_list(
-            function_config="functionConfig:\n  apiVersion: wavegen.io/v1alpha1\n  kind: ConfigHash\n  spec:\n"
-            "    optIn: true\n    workloads:\n    - kind: Thing\n      templatePaths: [spec.template]\n"
-        ),
-        True,
+    "kustomize": resource_list(function_config=FUNCTION_CONFIG + "    missing: warn\n"),
+    "no-function-config": resource_list(),
+    "typed": resource_list(
+        function_config="functionConfig:\n  apiVersion: wavegen.io/v1alpha1\n  kind: ConfigHash\n  spec:\n"
+        "    optIn: true\n    workloads:\n    - kind: Thing\n      templatePaths: [spec.template]\n"
     ),
-    "results-before": (b"results: []\n" + resource_list(), True),
-    "crlf": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: team\n").replace(b"\n", b"\r\n"), True),
-    "timestamp": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 2001-12-14\n"), False),
-    "hex": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 0x10\n"), False),
-    "float": (resource_list(function_config=FUNCTION_CONFIG + "    namespace: 1.5\n"), False),
-    "marker": (b"---\n" + resource_list(), False),
-    "two-documents": (resource_list() + b"---\nkind: ResourceList\n", False),
-    "end-marker": (resource_list() + b"...\n", False),
-    "json": (json.dumps(parsed(resource_list())).encode(), False),
-    "anchored": (resource_list(function_config=FUNCTION_CONFIG + "    a: &x team\n    namespace: *x\n"), False),
-    "items-flow": (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{kind: A}]\n", True),
-    "items-scalar": (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n", False),
-    "kind-number": (b"apiVersion: 1\nkind: ResourceList\nitems: []\n", False),
-    "not-a-list": (b"apiVersion: v1\nkind: List\nitems: []\n", True),
+    "results-before": b"results: []\n" + resource_list(),
+    "crlf": resource_list(function_config=FUNCTION_CONFIG + "    namespace: team\n").replace(b"\n", b"\r\n"),
+    "timestamp": resource_list(function_config=FUNCTION_CONFIG + "    namespace: 2001-12-14\n"),
+    "hex": resource_list(function_config=FUNCTION_CONFIG + "    namespace: 0x10\n"),
+    "float": resource_list(function_config=FUNCTION_CONFIG + "    namespace: 1.5\n"),
+    "marker": b"---\n" + resource_list(),
+    "two-documents": resource_list() + b"---\nkind: ResourceList\n",
+    "end-marker": resource_list() + b"...\n",
+    "json": json.dumps(parsed(resource_list())).encode(),
+    "anchored": resource_list(function_config=FUNCTION_CONFIG + "    a: &x team\n    namespace: *x\n"),
+    "items-flow": b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{kind: A}]\n",
+    "items-scalar": b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 3\n",
+    "kind-number": b"apiVersion: 1\nkind: ResourceList\nitems: []\n",
+    "not-a-list": b"apiVersion: v1\nkind: List\nitems: []\n",
 }
+# (anchored and items-flow are read by the engine's reference path: libyaml composes them, PyYAML loads nothing)
+FAST = ("kustomize", "no-function-config", "typed", "results-before", "crlf", "anchored", "items-flow")
 
 
 def _fields(root: dict[str, Any]) -> tuple[Any, ...]:
@@ -337,12 +343,12 @@ def _fields(root: dict[str, Any]) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_the_list_s_own_fields_are_what_pyyaml_loads(name: str) -> None:
-    data, read_fast = LISTS[name]
-    text = data.decode()
-    read = krm._read_resource_list(text, {}, {})
-    assert (read is not None) == read_fast  # the guard: kustomize's lists do take the reader's path
+    data = LISTS[name]
+    read = krm._read_list(data)[2]
+    if name in FAST:
+        assert read is not None  # the guard: kustomize's lists are read as the engine reads any input
     if read is not None:
-        assert _fields(read) == _fields(yaml.load(text, Loader=yaml.CSafeLoader))
+        assert _fields(read) == _fields(yaml.load(data, Loader=yaml.CSafeLoader))
 
 
 #: Plain scalars PyYAML's loader makes values of other types from, or reads otherwise than they look.
@@ -362,7 +368,7 @@ def test_function_config_values_are_read_as_pyyaml_loads_them(values: list[str])
         loaded = yaml.load(text, Loader=yaml.CSafeLoader)
     except (yaml.YAMLError, ValueError):
         loaded = None
-    read = krm._read_resource_list(text, {}, {})
+    read = krm._read_list(text.encode())[2]
     if read is not None:
         assert loaded is not None and _fields(read) == _fields(loaded)
 
@@ -376,7 +382,7 @@ def test_a_kustomize_list_is_read_without_pyyaml_or_libyaml(monkeypatch: pytest.
 
     monkeypatch.setattr(krm, "_load_resource_list", refuse)
     monkeypatch.setattr(stream_engine.Engine, "_compose_piece", refuse)
-    outcome = process(LISTS["kustomize"][0], environ={})
+    outcome = process(LISTS["kustomize"], environ={})
     assert outcome.exit_code == 0 and HASH_ANNOTATION in template_annotations(parsed(outcome.output), "web")
 
 

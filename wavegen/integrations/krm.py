@@ -14,7 +14,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
 
-    from ..core.plan import FieldTree
 else:
     from ..core.record import NamedTuple
 
@@ -27,10 +26,6 @@ PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 INPUT_NAME = "ResourceList"
 _WORKLOAD_SEPARATORS = r"[\s;]+"
-# What the function reads of the ResourceList before its items are added: its own fields whole,
-# the items' block collections read and checked but not kept (a list of shallow mappings: enough to
-# tell that items is a list).
-_LIST_FIELDS: FieldTree = {"apiVersion": None, "kind": None, "functionConfig": None, "results": None, "items": {}}
 
 
 class _Item(NamedTuple):
@@ -177,28 +172,35 @@ def _checked_root(root: dict[str, Any]) -> dict[str, Any]:
     return root
 
 
-def _read_resource_list(text: str, plain_values: dict[str, Any], row_cache: dict[str, Any]) -> dict[str, Any] | None:
-    """The ResourceList's own fields (its items shallow, see _LIST_FIELDS), read by the subset reader
-    without PyYAML; None where that reader declines the text, or where what it read of the
-    functionConfig, apiVersion, kind or items may not be what PyYAML's loader makes of them (a
-    timestamp, a number: the engine keeps their text): _load_resource_list reads the list then.
-
-    The reader reads one document, block style at its root (what kustomize and kpt write); a
-    second one, a flow or JSON root, anchors and everything else outside its subset are declined.
-    ``plain_values`` and ``row_cache``: the engine's (see Engine), which reads the list again.
-    """
-    from ..stream import fastparse
-
-    if text.startswith(("---", "%")) or "\n---" in text or "\n..." in text:
-        return None  # markers and directives: _load_resource_list words what it expects
-    read = fastparse.parse(text, plain_values, _LIST_FIELDS, row_cache)
-    if read is None:
-        return None
-    root, _, _, shaped, _, anchored = read
+def _read_alike(root: dict[str, Any]) -> bool:
+    """Whether the engine read the ResourceList's own fields as PyYAML's loader would: where it made
+    of apiVersion, kind or functionConfig a value the loader would type otherwise (a timestamp, a
+    number: the engine keeps their text), or items are no list, _load_resource_list reads the list."""
     own = (root.get("apiVersion"), root.get("kind"), root.get("functionConfig"))
-    if shaped or anchored or not _loaded_alike(own) or root.get("items").__class__ not in (list, type(None)):
-        return None
-    return root
+    return _loaded_alike(own) and root.get("items").__class__ in (list, type(None))
+
+
+def _read_list(data: bytes) -> tuple[Any, WavegenError | None, dict[str, Any] | None]:
+    """The engine with the input added, what it refused in it (reported once the input is known to be
+    a ResourceList, with its functionConfig's options), and the list it read, where it read the
+    list's own fields as PyYAML's loader reads them (None: _load_resource_list reads the list)."""
+    from ..stream.engine import InputDocument
+
+    engine = _engine_class()()
+    try:
+        engine.add(InputDocument(INPUT_NAME, data))
+    except WavegenError as err:
+        return engine, err, None
+    read = engine.root
+    if read is None or not _one_document(engine) or not _read_alike(read):
+        return engine, None, None
+    return engine, None, read
+
+
+def _one_document(engine: Any) -> bool:
+    """Whether the input is one piece, one document (_load_resource_list says what it expects of
+    any other input, and reads one whose other pieces hold no document)."""
+    return len(engine.files[0].pieces) == 1
 
 
 def _loaded_alike(value: Any) -> bool:
@@ -222,18 +224,22 @@ def is_local_config(body: Any) -> bool:
 
 
 def _engine_class() -> Any:
+    from ..core.plan import Options
     from ..stream.engine import Engine
 
     class KrmEngine(Engine):
-        """The stream engine, blind to items the orchestrator marked local-config."""
+        """The stream engine, blind to items the orchestrator marked local-config, keeping the list it reads."""
 
-        def __init__(self, options: Any, plain_values: dict[str, Any], row_cache: dict[str, Any]) -> None:
-            super().__init__(options)
+        def __init__(self) -> None:
+            # The options come from the list's functionConfig, read with the list: adding a List
+            # consults none (see Engine._list_read), so the engine starts from the defaults and is
+            # given the list's before it plans.
+            super().__init__(Options())
             self.local_bodies: list[Any] = []
-            # What reading the list's own fields resolved and split: reading its items again takes
-            # those lines from them (the chart mix's 5,320 objects: 0.46 -> 0.19 s).
-            self.plain_values = plain_values
-            self.row_cache = row_cache
+            self.root: dict[str, Any] | None = None
+
+        def _list_read(self, body: dict[Any, Any]) -> None:
+            self.root = body
 
         def _append_object(
             self, body: Any, root_line: int, file_index: int, piece_index: int, item: int | None, *rest: Any
@@ -532,21 +538,16 @@ def process(data: bytes, flags: HashingFlags | None = None, environ: Mapping[str
     from their own lines); PyYAML loads it whole only where that reader declines its own fields.
     """
     from ..core.model import Severity
-    from ..stream.engine import InputDocument
 
     env = os.environ if environ is None else environ
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise WavegenError("input is not UTF-8 text", file=INPUT_NAME) from None
-    plain_values: dict[str, Any] = {}
-    row_cache: dict[str, Any] = {}
-    read = _read_resource_list(text, plain_values, row_cache)
+    engine, refused, read = _read_list(data)
     root = _load_resource_list(data) if read is None else _checked_root(read)
+    text = data.decode("utf-8")
     try:
         options = krm_options(root.get("functionConfig"), flags, env)
-        engine = _engine_class()(options, plain_values, row_cache)
-        engine.add(InputDocument(INPUT_NAME, data))
+        if refused is not None:
+            raise refused
+        engine.options = options
         _predict_kustomize_names(engine)
         plan = engine.plan()
         if plan.has_errors:

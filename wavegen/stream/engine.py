@@ -532,7 +532,13 @@ class Engine:
         for index, item in enumerate(items):
             if isinstance(item, dict) and "kind" in item:
                 read.append(self._planned(item, lines[index], index))
+        self._list_read(body)
         return read
+
+    def _list_read(self, body: dict[Any, Any]) -> None:
+        """Called with the body of each List document read (its items are the objects added from it);
+        the KRM function keeps its ResourceList's. Adding a List consults no option: its items are
+        added whatever their kinds, its root is checked as no workload is."""
 
     def _read_json(self, text: str) -> _JsonRead | None:
         """The objects of a document written as JSON, as the reference path adds them (None: compose it)."""
@@ -886,6 +892,7 @@ class Engine:
                 item = body["items"][item_index]
                 if isinstance(item, dict) and "kind" in item:
                     self._add_object(item, item_node, file_index, piece_index, item_index)
+            self._list_read(body)
             return
         self._add_object(body, root, file_index, piece_index, None)
 
