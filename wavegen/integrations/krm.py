@@ -13,7 +13,6 @@ from ..inputs.options import HashingFlags
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
-
 else:
     from ..core.record import NamedTuple
 
@@ -204,8 +203,8 @@ def _one_document(engine: Any) -> bool:
 
 
 def _loaded_alike(value: Any) -> bool:
-    """Whether PyYAML's safe loader makes the same value of the text the subset reader made ``value``
-    of: strings, booleans, nulls and integers, in mappings and lists of them (and a tuple of such)."""
+    """Whether PyYAML's safe loader makes the same value of the text the engine made ``value`` of:
+    strings, booleans, nulls and integers, in mappings and lists of them (and a tuple of such)."""
     if value is None or value.__class__ in (str, bool, int):
         return True
     if value.__class__ is dict:
