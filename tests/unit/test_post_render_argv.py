@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests.unit.stdin_command_support import TOKENS, Run, run_command
 from wavegen.cli import app as cli_app
 from wavegen.cli import post_render as cli_post_render
 from wavegen.cli.main import main
-from wavegen.inputs.flags import HASHING_FLAGS, read_command_line
+from wavegen.inputs.flags import read_command_line
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: What helm hands a post-renderer: a bundle the engine edits, one already current, one it refuses.
@@ -26,25 +27,10 @@ STDIN = {
     "invalid": b"a: [\n",
     "empty": b"",
 }
-DECLS = [decl for flag in HASHING_FLAGS for decl in flag.decls]
-TOKENS = st.sampled_from(
-    [*DECLS, "team", "wave", "wavegen", "error", "warn", "ignore", "config.yaml", "Widget.example.io=spec.template",
-     "--namespace=team", "--profile=wave", "--bogus", "-h", "--help", "--", "extra", "-", "-nteam"]
-)  # fmt: skip
-
-Run = tuple[int, bytes, str]
 
 
 def _run(entry: Callable[[list[str]], int], argv: list[str], stdin: bytes, monkeypatch: pytest.MonkeyPatch) -> Run:
-    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    stderr = io.StringIO()
-    with monkeypatch.context() as patched:
-        patched.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        patched.setattr(sys, "stdout", stdout)
-        patched.setattr(sys, "stderr", stderr)
-        code = entry(["post-render", *argv])
-        stdout.flush()
-    return code, stdout.buffer.getvalue(), stderr.getvalue()  # type: ignore[attr-defined]
+    return run_command(entry, "post-render", argv, stdin, monkeypatch)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
