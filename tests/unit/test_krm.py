@@ -498,3 +498,38 @@ def test_a_list_without_objects_comes_back_as_it_is(items: str) -> None:
     data = resource_list(items=items)
     outcome = process(data, environ={})
     assert (outcome.exit_code, outcome.output, outcome.results) == (0, data, [])
+
+
+PRINTABLE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40) | st.sampled_from(
+    ["", "yes", "No", "null", "~", "1", "0x1F", "1.5", "2001-12-14", "- a", "a: b", "#x", "x #y", "'", '"', " lead",
+     "trail ", "[a]", "{a}", "*a", "&a", "!t", "|", ">", "%", "@", "`", "=", "<<", "?", ":", "-"]
+)  # fmt: skip
+RESULT = st.fixed_dictionaries(
+    {"message": PRINTABLE, "severity": st.sampled_from(["error", "warning", "info"])},
+    optional={
+        "resourceRef": st.fixed_dictionaries({"apiVersion": PRINTABLE, "kind": PRINTABLE, "name": PRINTABLE}),
+        "field": st.fixed_dictionaries({"path": PRINTABLE}),
+        "file": st.fixed_dictionaries({"path": PRINTABLE}, optional={"index": st.integers()}),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(results=st.lists(RESULT, max_size=4), indent=st.sampled_from(["", "  "]), newline=st.sampled_from(["\n", "\r\n"]))
+def test_results_of_printable_ascii_are_written_as_pyyaml_s_python_emitter_writes_them(
+    results: list[dict[str, Any]], indent: str, newline: str
+) -> None:
+    """libyaml's emitter writes them (six times faster): the same bytes."""
+    assert krm._printable_ascii(results)
+    python = yaml.dump({"results": results}, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=1 << 16)
+    assert krm._dump_results(results, indent, newline) == "".join(indent + line + newline for line in python.split("\n")[:-1])
+
+
+@pytest.mark.parametrize("message", ["\U00010000", "é", "a\tb", "a\nb", "a\x85b", "a\u2028b", "a\x0cb"])
+def test_results_past_printable_ascii_are_written_by_pyyaml_s_python_emitter(message: str) -> None:
+    """Byte for byte as PyYAML writes them (a NEL, LS or PS in a message cut the line it was in)."""
+    results = [{"message": message, "severity": "info"}]
+    assert not krm._printable_ascii(results)
+    python = yaml.dump({"results": results}, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=1 << 16)
+    written = krm._dump_results(results, "", "\n")
+    assert written == python
