@@ -564,7 +564,7 @@ def process(data: bytes, flags: HashingFlags | None = None, environ: Mapping[str
     env = os.environ if environ is None else environ
     engine, refused, read = _read_list(data)
     root = _load_resource_list(data) if read is None else _checked_root(read)
-    text = data.decode("utf-8")
+    # (the input is decoded again only where it is written back as it came: the engine holds its pieces)
     try:
         options = krm_options(root.get("functionConfig"), flags, env)
         if refused is not None:
@@ -573,15 +573,15 @@ def process(data: bytes, flags: HashingFlags | None = None, environ: Mapping[str
         _predict_kustomize_names(engine)
         plan = engine.plan()
         if plan.has_errors:
-            output_text = text
+            output_text = data.decode("utf-8")
         else:
             outputs, _ = engine.render(plan)
             output_text = "".join(outputs[0].chunks)
     except WavegenError as err:
         results = [_error_result(err)]
-        output = with_results(text, results, list(root)).encode("utf-8")
+        output = with_results(data.decode("utf-8"), results, list(root)).encode("utf-8")
         return KrmOutcome(output, err.exit_code or EXIT_FINDINGS, results)
-    items = _items_of(engine, text.count("\n") + 1)
+    items = _items_of(engine, data.count(b"\n") + 1)
     results = [result_of(f, _item_for(f, items, options.namespace)) for f in plan.findings]
     if results or "results" in root:
         output_text = with_results(output_text, results or None, list(root))
