@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import CACHE, TOOLS, as_list, corpus
 from startup_bench import clean_site_python, console_script, export_revision, load_average
-from transform_bench import BASELINE, installed_copy, measure, unchanged
+from transform_bench import BASELINE, installed_copy, measure, unchanged, write_report
 
 # The last state before `wavegen krm` read its list with the subset reader (and before it ran without typer).
 BEFORE_REV = "7c1aae0"
@@ -162,10 +162,7 @@ def main() -> None:
             f"| {name} | {len(text.encode()):,} | {text.count(chr(10) + '- '):,} | {counts[name]:,} | {base.seconds:.3f} | "
             f"{before_time} | {after.seconds / base.seconds:.2f} | {before_rss} | {after.peak_rss_kb / base.peak_rss_kb:.2f} |"
         )
-    report = "\n".join(lines) + "\n"
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(report)
-    print(report)
+    write_report(lines, args.output)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,14 @@ def run_once(argv: list[str], stdin: Path | None = None) -> Timing:
     return Timing(elapsed, peak, usage.ru_utime + usage.ru_stime)
 
 
+def write_report(lines: list[str], output: Path) -> None:
+    """The report's lines written to ``output`` (its directory made) and printed."""
+    report = "\n".join(lines) + "\n"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report)
+    print(report)
+
+
 def measure(commands: dict[str, list[str]], runs: int, stdin: dict[str, Path] | None = None) -> dict[str, Timing]:
     """Median wall time and max peak RSS per command, interleaving commands so drift hits all alike;
     ``stdin``: the file a command (by name) reads on its standard input."""
@@ -315,10 +323,7 @@ def corpus_main(args: argparse.Namespace) -> None:
             f"{after_ratio:.2f} | {cpu('before', name):.2f} | {cpu('after', name):.2f} | {rss_before:.2f} | {rss_after:.2f} | "
             f"{a0}/{o0} | {a1}/{o1} | {c1}/{k1} | {goal} |"
         )
-    report = "\n".join(lines) + "\n"
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(report)
-    print(report)
+    write_report(lines, args.output)
     if missed:
         raise SystemExit(f"goals missed: {', '.join(missed)}")
 
@@ -477,10 +482,7 @@ def main() -> None:
     if "kustomize/workloads" in results:
         ratio = seconds("kustomize", "workloads") / seconds("baseline", "workloads")
         lines.append(f"For reference: kustomize build with commonAnnotations {ratio:.1f}x baseline.")
-    report = "\n".join(lines) + "\n"
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(report)
-    print(report)
+    write_report(lines, args.output)
     if any(after > limit for _, _, after, limit in checks):
         raise SystemExit(1)
 
