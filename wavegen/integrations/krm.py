@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from _collections_abc import Mapping, Sequence
+from _collections_abc import Callable, Mapping, Sequence
 
 from ..core.record import Record
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError, WavegenError
@@ -176,7 +176,7 @@ def _read_alike(root: dict[str, Any]) -> bool:
     of apiVersion, kind or functionConfig a value the loader would type otherwise (a timestamp, a
     number: the engine keeps their text), or items are no list, _load_resource_list reads the list."""
     own = (root.get("apiVersion"), root.get("kind"), root.get("functionConfig"))
-    return _loaded_alike(own) and root.get("items").__class__ in (list, type(None))
+    return all(_loaded_alike(field) for field in own) and root.get("items").__class__ in (list, type(None))
 
 
 def _read_list(data: bytes) -> tuple[Any, WavegenError | None, dict[str, Any] | None]:
@@ -204,14 +204,18 @@ def _one_document(engine: Any) -> bool:
 
 def _loaded_alike(value: Any) -> bool:
     """Whether PyYAML's safe loader makes the same value of the text the engine made ``value`` of:
-    strings, booleans, nulls and integers, in mappings and lists of them (and a tuple of such)."""
-    if value is None or value.__class__ in (str, bool, int):
-        return True
+    strings, booleans, nulls and integers, in mappings and lists of them."""
+    return _every_leaf(value, lambda leaf: leaf is None or leaf.__class__ in (str, bool, int))
+
+
+def _every_leaf(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether ``test`` holds for every key and value in ``value``'s mappings and lists (for ``value``
+    itself where it is neither)."""
     if value.__class__ is dict:
-        return all(_loaded_alike(key) and _loaded_alike(item) for key, item in value.items())
-    if value.__class__ in (list, tuple):
-        return all(_loaded_alike(item) for item in value)
-    return False
+        return all(_every_leaf(key, test) and _every_leaf(item, test) for key, item in value.items())
+    if value.__class__ is list:
+        return all(_every_leaf(item, test) for item in value)
+    return test(value)
 
 
 def is_local_config(body: Any) -> bool:
@@ -369,13 +373,11 @@ def _dump_results(results: list[dict[str, Any]], indent: str, newline: str) -> s
 
 def _printable_ascii(value: Any) -> bool:
     """Whether every string in ``value`` (results: mappings, lists, strings and integers) is printable ASCII."""
-    if value.__class__ is str:
-        return value.isascii() and value.isprintable()
-    if value.__class__ is dict:
-        return all(_printable_ascii(key) and _printable_ascii(item) for key, item in value.items())
-    if value.__class__ is list:
-        return all(_printable_ascii(item) for item in value)
-    return value.__class__ is int
+    return _every_leaf(value, _printable_ascii_leaf)
+
+
+def _printable_ascii_leaf(leaf: Any) -> bool:
+    return bool(leaf.isascii() and leaf.isprintable()) if leaf.__class__ is str else leaf.__class__ is int
 
 
 def _root_mapping(text: str) -> Any:
