@@ -438,11 +438,12 @@ def _root_entries(text: str, keys: Sequence[Any]) -> list[tuple[str, int, int]] 
 
     if not all(key.__class__ is str for key in keys):
         return None
+    not_a_key, key_line = re.compile(_NOT_A_KEY_LINE), re.compile(_KEY_LINE)
     found: list[tuple[str, int, str | None]] = []
     for line in re.finditer(r"^[^ \n].*", text, re.MULTILINE):
-        if re.fullmatch(_NOT_A_KEY_LINE, line.group()):
+        if not_a_key.fullmatch(line.group()):
             continue
-        key = re.fullmatch(_KEY_LINE, line.group())
+        key = key_line.fullmatch(line.group())
         if key is None:
             return None
         rest = key.group(2)
@@ -486,8 +487,7 @@ def with_results(text: str, results: list[dict[str, Any]] | None, keys: Sequence
         _set_in_data(data, results)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     newline = "\r\n" if "\r\n" in text else "\n"
-    entries = None if keys is None else _root_entries(text, keys)
-    if keys is None or entries is None:
+    if keys is None or (entries := _root_entries(text, keys)) is None:
         return _with_results_composed(text, results, newline)
     for name, start, end in entries:
         if name == "results":
